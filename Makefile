@@ -1,0 +1,130 @@
+# Affinity-on-next-touch for LLVM 19.1.7's OpenMP: build and test.
+#
+#   make                 deps + patched source + clang + libomp -> build/bin/clang
+#   make check           the project's tests (clang, libomp, NUMA guest) with lit
+#   make check-upstream  upstream clang/test/OpenMP and openmp/runtime/test
+#   make patches         regenerate patches/ from build/src/llvm-project's commits
+#   make check-patches   patches/ and the tree agree; the series applies to 19.1.7
+#
+# See README.md.
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+TOP := $(CURDIR)
+B := $(TOP)/build
+SRC := $(B)/src/llvm-project
+LLVM_PREFIX := /usr/lib/llvm-19
+LIT := $(LLVM_PREFIX)/build/utils/lit/lit.py
+JOBS ?= $(shell nproc)
+LIT_JOBS ?= $(JOBS)
+LIT_OPTS ?= -sv
+
+# ccache across clones and sessions: objects are keyed on paths relative to
+# the checkout, in a cache outside it.
+export CCACHE_DIR ?= /var/cache/nexttouch/ccache
+export CCACHE_BASEDIR := $(TOP)
+export CCACHE_MAXSIZE ?= 5G
+export CCACHE_NOHASHDIR := 1
+
+HOST_CC := clang-19
+HOST_CXX := clang++-19
+CMAKE_COMMON := -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_COMPILER=$(HOST_CC) -DCMAKE_CXX_COMPILER=$(HOST_CXX) \
+  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+
+CLANG_BUILD := $(B)/clang
+OMP_BUILD := $(B)/openmp
+OVERLAY_BUILD := $(B)/llvm-overlay
+CLANG := $(CLANG_BUILD)/bin/clang
+TRIPLE := x86_64-unknown-linux-gnu
+RESOURCE_INC := $(CLANG_BUILD)/lib/clang/19/include
+
+.PHONY: all deps source llvm-overlay clang libomp toolchain check check-clang \
+        check-runtime check-upstream check-upstream-clang check-upstream-libomp \
+        patches check-patches clean
+
+all: toolchain
+
+deps:
+	@bash scripts/install-deps.sh
+
+source: deps
+	@bash scripts/setup-source.sh
+
+# LLVM's OpenMP frontend, rebuilt from the patched OMP.td/OMPKinds.def.
+llvm-overlay: source
+	@if [ ! -f $(OVERLAY_BUILD)/build.ninja ]; then \
+	  cmake $(CMAKE_COMMON) -S tools/llvm-overlay -B $(OVERLAY_BUILD) \
+	    -DLLVM_SRC=$(SRC)/llvm >$(OVERLAY_BUILD).configure.log 2>&1 || \
+	    { cat $(OVERLAY_BUILD).configure.log; exit 1; }; fi
+	ninja -C $(OVERLAY_BUILD)
+
+clang: llvm-overlay
+	@if [ ! -f $(CLANG_BUILD)/build.ninja ]; then \
+	  cmake $(CMAKE_COMMON) -S $(SRC)/clang -B $(CLANG_BUILD) \
+	    -DLLVM_DIR=$(OVERLAY_BUILD)/lib/cmake/llvm \
+	    -DLLVM_USE_LINKER=lld \
+	    -DCLANG_ENABLE_STATIC_ANALYZER=OFF -DCLANG_ENABLE_ARCMT=OFF \
+	    -DCLANG_INCLUDE_TESTS=ON -DLLVM_INCLUDE_TESTS=OFF \
+	    -DLLVM_EXTERNAL_LIT=$(LIT) -DCLANG_DEFAULT_OPENMP_RUNTIME=libomp \
+	    >$(CLANG_BUILD).configure.log 2>&1 || \
+	    { cat $(CLANG_BUILD).configure.log; exit 1; }; fi
+	ninja -C $(CLANG_BUILD) -j$(JOBS) clang
+
+# libomp from the patched openmp/, built with Debian's clang-19; its tests
+# compile with our clang.
+libomp: source
+	@if [ ! -f $(OMP_BUILD)/build.ninja ]; then \
+	  cmake $(CMAKE_COMMON) -S $(SRC)/openmp -B $(OMP_BUILD) \
+	    -DLIBOMP_USE_HWLOC=ON -DOPENMP_ENABLE_LIBOMPTARGET=OFF \
+	    -DLIBOMP_OMPD_SUPPORT=OFF -DOPENMP_ENABLE_OMPT_TOOLS=OFF \
+	    -DOPENMP_TEST_C_COMPILER=$(CLANG) -DOPENMP_TEST_CXX_COMPILER=$(CLANG)++ \
+	    -DOPENMP_LLVM_LIT_EXECUTABLE=$(LIT) \
+	    -DOPENMP_FILECHECK_EXECUTABLE=$(LLVM_PREFIX)/bin/FileCheck \
+	    -DOPENMP_NOT_EXECUTABLE=$(LLVM_PREFIX)/bin/not \
+	    >$(OMP_BUILD).configure.log 2>&1 || \
+	    { cat $(OMP_BUILD).configure.log; exit 1; }; fi
+	ninja -C $(OMP_BUILD) -j$(JOBS) omp
+
+# Our omp.h in clang's resource directory, our libomp next to clang, and a
+# default configuration file so that programs linked by build/bin/clang find
+# that libomp at run time (-frtlib-add-rpath: an RPATH to lib/<triple>).
+toolchain: clang
+	$(MAKE) --no-print-directory libomp
+	mkdir -p $(RESOURCE_INC) $(CLANG_BUILD)/lib/$(TRIPLE)
+	for h in omp.h omp-tools.h ompt.h; do \
+	  if [ -f $(OMP_BUILD)/runtime/src/$$h ]; then \
+	    cp -p $(OMP_BUILD)/runtime/src/$$h $(RESOURCE_INC)/$$h; fi; done
+	cp -p $(SRC)/openmp/runtime/src/include/ompx.h $(RESOURCE_INC)/ompx.h 2>/dev/null || true
+	for l in libomp.so libgomp.so libiomp5.so; do \
+	  ln -sfn $(OMP_BUILD)/runtime/src/libomp.so $(CLANG_BUILD)/lib/$(TRIPLE)/$$l; done
+	for d in clang clang++; do \
+	  echo "-frtlib-add-rpath" > $(CLANG_BUILD)/bin/$$d.cfg; done
+	ln -sfn clang/bin $(B)/bin
+	@echo "toolchain: $(B)/bin/clang ($$($(B)/bin/clang --version | head -1))"
+
+check: toolchain
+	$(MAKE) --no-print-directory check-clang check-runtime
+
+check-clang:
+	python3 $(LIT) $(LIT_OPTS) -j$(LIT_JOBS) $(CLANG_BUILD)/test/OpenMP --filter 'nexttouch'
+
+check-runtime:
+	python3 $(LIT) $(LIT_OPTS) -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test/nexttouch
+
+check-upstream: toolchain
+	$(MAKE) --no-print-directory check-upstream-clang check-upstream-libomp
+
+check-upstream-clang:
+	time python3 $(LIT) -s -j$(LIT_JOBS) $(CLANG_BUILD)/test/OpenMP
+
+check-upstream-libomp:
+	time python3 $(LIT) -s -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test
+
+patches:
+	@bash scripts/patches.sh regen
+
+check-patches:
+	@bash scripts/patches.sh check
+
+clean:
+	rm -rf $(B)

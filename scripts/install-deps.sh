@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install the Debian packages the build and the tests need (idempotent; only
+# calls apt-get when something is missing).
+set -euo pipefail
+pkgs=(
+  # Debian's LLVM 19 (the same release as our source): compiler, static
+  # component libraries and CMake package, lit/FileCheck/not/count, lld.
+  clang-19 llvm-19-dev llvm-19-tools libclang-19-dev lld-19 libpolly-19-dev
+  # Build tools.
+  cmake ninja-build ccache python3 dpkg-dev git xz-utils
+  # What a standalone clang configure asks for (see LLVMConfig.cmake).
+  libzstd-dev libedit-dev libxml2-dev libffi-dev libz3-dev libcurl4-openssl-dev
+  # libomp's topology/migration back ends.
+  libnuma-dev libhwloc-dev hwloc numactl
+  # The NUMA test guest (tools/numa-vm).
+  qemu-system-x86 busybox-static cpio
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
