@@ -51,15 +51,17 @@ series_patches() {
   grep -v '^\s*\(#\|$\)' "$top/patches/series" | sed "s|^|$top/patches/|"
 }
 
-# The series as applied to the tree, one line per commit, compared by patch-id.
-tree_matches_series() {
-  [ -d "$tree/.git" ] || return 1
-  local base want have
-  base=$(git -C "$tree" rev-list --max-parents=0 HEAD) || return 1
-  want=$(series_patches | xargs -r cat | git patch-id --stable | awk '{print $1}')
-  have=$(git -C "$tree" log -p --reverse --format='commit %H' "$base..HEAD" |
-         git patch-id --stable | awk '{print $1}')
-  [ "$want" = "$have" ]
+# Patch-ids of the series and of the tree's commits, one per line, in order.
+series_ids() {
+  local p
+  for p in $(series_patches); do git patch-id --stable < "$p" | awk '{print $1}'; done
+}
+tree_ids() {
+  local base c
+  base=$(git -C "$tree" rev-list --max-parents=0 HEAD)
+  for c in $(git -C "$tree" rev-list --reverse "$base..HEAD"); do
+    git -C "$tree" show "$c" | git patch-id --stable | awk '{print $1}'
+  done
 }
 
 apply_series() {
@@ -96,15 +98,31 @@ link_overlay() {
 
 fetch
 
-if [ -d "$tree/.git" ] && tree_matches_series; then
-  link_overlay
-  exit 0
-fi
-
 if [ -d "$tree/.git" ]; then
+  want=$(series_ids)
+  have=$(tree_ids)
+  if [ "$want" = "$have" ]; then
+    link_overlay
+    exit 0
+  fi
+  if [ -z "$want" ] || [ "${have#"$want"$'\n'}" != "$have" ]; then
+    # The tree is ahead of patches/: work in progress of a developer.
+    echo "setup-source: note: $tree has commits that are not in patches/" >&2
+    echo "  (run 'make patches' to write them out)" >&2
+    link_overlay
+    exit 0
+  fi
+  for id in $have; do
+    if ! grep -qx "$id" <<<"$want"; then
+      echo "setup-source: ERROR: $tree has commits that are not in patches/, and" >&2
+      echo "  patches/ has changes that are not in the tree. Write the tree's work" >&2
+      echo "  out (make patches) or drop it, then run this again." >&2
+      exit 1
+    fi
+  done
   if [ -n "$(git -C "$tree" status --porcelain --untracked-files=no)" ]; then
-    echo "setup-source: ERROR: $tree has uncommitted changes and its commits differ" >&2
-    echo "  from patches/. Commit them and run 'make patches', or discard them." >&2
+    echo "setup-source: ERROR: $tree has uncommitted changes; patches/ changed" >&2
+    echo "  under it. Commit them and run 'make patches', or discard them." >&2
     exit 1
   fi
   echo "setup-source: re-applying patches/ to the pristine tree" >&2
