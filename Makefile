@@ -102,23 +102,27 @@ toolchain: clang
 	ln -sfn clang/bin $(B)/bin
 	@echo "toolchain: $(B)/bin/clang ($$($(B)/bin/clang --version | head -1))"
 
+# The project's tests: clang/test/OpenMP/nexttouch* and
+# openmp/runtime/test/nexttouch/ (with the NUMA guest tests), in one lit run.
 check: toolchain
-	$(MAKE) --no-print-directory check-clang check-runtime
+	bash scripts/run-lit.sh $(LIT_OPTS) -j$(LIT_JOBS) \
+	  $(CLANG_BUILD)/test/OpenMP $(OMP_BUILD)/runtime/test/nexttouch \
+	  --filter 'nexttouch'
 
 check-clang:
-	python3 $(LIT) $(LIT_OPTS) -j$(LIT_JOBS) $(CLANG_BUILD)/test/OpenMP --filter 'nexttouch'
+	bash scripts/run-lit.sh $(LIT_OPTS) -j$(LIT_JOBS) $(CLANG_BUILD)/test/OpenMP --filter 'nexttouch'
 
 check-runtime:
-	python3 $(LIT) $(LIT_OPTS) -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test/nexttouch
+	bash scripts/run-lit.sh $(LIT_OPTS) -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test/nexttouch
 
 check-upstream: toolchain
 	$(MAKE) --no-print-directory check-upstream-clang check-upstream-libomp
 
 check-upstream-clang:
-	time python3 $(LIT) -s -j$(LIT_JOBS) $(CLANG_BUILD)/test/OpenMP
+	time bash scripts/run-lit.sh -s -j$(LIT_JOBS) $(CLANG_BUILD)/test/OpenMP
 
 check-upstream-libomp:
-	time python3 $(LIT) -s -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test
+	time bash scripts/run-lit.sh -s -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test
 
 patches:
 	@bash scripts/patches.sh regen
