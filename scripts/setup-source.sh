@@ -70,7 +70,7 @@ apply_series() {
     am --abort >/dev/null 2>&1 || true
   for p in $(series_patches); do
     if ! git -C "$tree" -c user.name=nexttouch -c user.email=nexttouch@localhost \
-         -c core.whitespace=-blank-at-eol am --committer-date-is-author-date -q "$p"; then
+         -c core.whitespace=-blank-at-eol am --keep-non-patch --committer-date-is-author-date -q "$p"; then
       git -C "$tree" am --abort >/dev/null 2>&1 || true
       echo "setup-source: ERROR: patch does not apply to 19.1.7: $p" >&2
       exit 1

@@ -777,10 +777,20 @@ static void nt_count_move_error(int err, kmp_uint64 pages) {
     NT_ADD(fail_move_other, pages);
 }
 
+static void nt_count_moved(int node, kmp_uint64 moved) {
+  if (!moved)
+    return;
+  NT_ADD(pages_migrated, moved);
+  NT_ADD(to_node[node < KMP_NEXTTOUCH_MAX_NODES ? node
+                                                : KMP_NEXTTOUCH_MAX_NODES - 1],
+         moved);
+}
+
 // Migrate the claimed units [u, u+n) of seg to `node`; old[i] is the state
-// each had when it was claimed.  Returns the pages migrated.
-static void nt_migrate(nt_segment *seg, size_t u, size_t n,
-                       const unsigned char *old, int node) {
+// each had when it was claimed.  Returns 1 if mbind failed for part of the
+// run: nt_fixup() then finishes the job once the pages are accessible.
+static int nt_migrate(nt_segment *seg, size_t u, size_t n,
+                      const unsigned char *old, int node) {
   kmp_uint64 unit_pages = (kmp_uint64)1 << (seg->shift - 12);
   kmp_uint64 local = 0, want = 0;
   for (size_t i = 0; i < n; i++) {
@@ -795,7 +805,7 @@ static void nt_migrate(nt_segment *seg, size_t u, size_t n,
   if (!want || node < 0) {
     if (want)
       NT_ADD(fail_move_other, want * unit_pages);
-    return;
+    return 0;
   }
   kmp_uint64 moved = 0;
   if (nt_mech == NT_MECH_MBIND || seg->shift > 12) {
@@ -809,15 +819,16 @@ static void nt_migrate(nt_segment *seg, size_t u, size_t n,
     size_t len = n << seg->shift;
     long r = nt_mbind(a, len, MPOL_BIND, mask, NT_MAXNODE,
                       MPOL_MF_MOVE | MPOL_MF_STRICT);
-    int err = r ? errno : 0;
+    if (r) // a page may be transiently busy (e.g. still in a per-CPU LRU list)
+      r = nt_mbind(a, len, MPOL_BIND, mask, NT_MAXNODE,
+                   MPOL_MF_MOVE | MPOL_MF_STRICT);
     if (seg->pol_mode == MPOL_DEFAULT)
       nt_mbind(a, len, MPOL_DEFAULT, NULL, 0, 0);
     else
       nt_mbind(a, len, seg->pol_mode, seg->pol_mask, NT_MAXNODE, 0);
     if (r)
-      nt_count_move_error(err, want * unit_pages);
-    else
-      moved = want * unit_pages;
+      return 1; // which pages moved is only known once they are accessible
+    moved = want * unit_pages;
   } else {
     enum { CHUNK = 32 };
     void *pages[CHUNK];
@@ -850,16 +861,64 @@ static void nt_migrate(nt_segment *seg, size_t u, size_t n,
       }
     }
   }
-  if (moved) {
-    NT_ADD(pages_migrated, moved);
-    NT_ADD(to_node[node < KMP_NEXTTOUCH_MAX_NODES ? node
-                                                  : KMP_NEXTTOUCH_MAX_NODES - 1],
-           moved);
-  }
+  nt_count_moved(node, moved);
+  return 0;
 }
 
-// Give the claimed units [u, u+n) back their protection and release them.
-static void nt_release(nt_segment *seg, size_t u, size_t n) {
+// After a failed mbind: the run is accessible again but not yet released to
+// other threads' faults.  Ask where each page is, move the others with
+// move_pages (which works on accessible pages on every kernel), count.
+static void nt_fixup(nt_segment *seg, size_t u, size_t n,
+                     const unsigned char *old, int node) {
+  enum { CHUNK = 32 };
+  void *pages[CHUNK];
+  int nodes[CHUNK], status[CHUNK];
+  kmp_uint64 unit_pages = (kmp_uint64)1 << (seg->shift - 12);
+  kmp_uint64 moved = 0;
+  size_t i = 0;
+  while (i < n) {
+    int k = 0;
+    for (; i < n && k < CHUNK; i++) {
+      if ((old[i] & NT_NODE_UNKNOWN) == node)
+        continue; // counted as already local
+      pages[k] = (void *)(seg->base + ((u + i) << seg->shift));
+      nodes[k] = node;
+      status[k] = -EAGAIN;
+      k++;
+    }
+    if (!k)
+      continue;
+    if (nt_move_pages(k, pages, NULL, status, 0) != 0) {
+      nt_count_move_error(errno, k * unit_pages);
+      continue;
+    }
+    int m = 0; // keep the pages that are not on `node` yet
+    for (int j = 0; j < k; j++) {
+      if (status[j] == node)
+        moved += unit_pages;
+      else
+        pages[m++] = pages[j];
+    }
+    if (!m)
+      continue;
+    if (nt_move_pages(m, pages, nodes, status, MPOL_MF_MOVE) < 0) {
+      nt_count_move_error(errno, m * unit_pages);
+      continue;
+    }
+    for (int j = 0; j < m; j++) {
+      if (status[j] == node)
+        moved += unit_pages;
+      else if (status[j] < 0)
+        nt_count_move_error(-status[j], unit_pages);
+      else
+        NT_ADD(fail_move_other, unit_pages);
+    }
+  }
+  nt_count_moved(node, moved);
+}
+
+// Give the claimed units [u, u+n) back their protection.
+static void nt_restore(nt_segment *seg, size_t u, size_t n) {
   void *a = (void *)(seg->base + (u << seg->shift));
   if (mprotect(a, n << seg->shift, seg->prot) != 0) {
     // Most likely the VMA limit (vm.max_map_count): open the whole segment;
@@ -867,8 +926,17 @@ static void nt_release(nt_segment *seg, size_t u, size_t n) {
     mprotect((void *)seg->base, seg->end - seg->base, seg->prot);
     NT_ADD(fail_restore, 1);
   }
+}
+
+// Release them: threads waiting in the fault path may go on.
+static void nt_done(nt_segment *seg, size_t u, size_t n) {
   for (size_t i = 0; i < n; i++)
     __atomic_store_n(&seg->state[u + i], NT_DONE, __ATOMIC_RELEASE);
+}
+
+static void nt_release(nt_segment *seg, size_t u, size_t n) {
+  nt_restore(seg, u, n);
+  nt_done(seg, u, n);
 }
 
 // Returns 1 if the fault was ours (retry the access), 0 to chain.
@@ -934,8 +1002,11 @@ static int nt_fault(uintptr_t addr) {
         old[n++] = t;
       }
       int node = nt_node_of_current_cpu();
-      nt_migrate(seg, u, n, old, node);
-      nt_release(seg, u, n);
+      int fix = nt_migrate(seg, u, n, old, node);
+      nt_restore(seg, u, n);
+      if (fix)
+        nt_fixup(seg, u, n, old, node);
+      nt_done(seg, u, n);
       nt_tls_seg = seg;
       nt_tls_seg_gen = gen;
       nt_tls_next = u + n;
