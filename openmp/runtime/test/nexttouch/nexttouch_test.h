@@ -1,0 +1,78 @@
+// Helpers shared by the next-touch tests (not a test itself: lit runs .c/.cpp).
+#ifndef NEXTTOUCH_TEST_H
+#define NEXTTOUCH_TEST_H
+#define _GNU_SOURCE
+#include <errno.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int nt_failures;
+
+#define NT_CHECK(cond, ...)                                                    \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                   \
+      printf(__VA_ARGS__);                                                     \
+      printf("\n");                                                            \
+      fflush(stdout);                                                          \
+      nt_failures++;                                                           \
+    }                                                                          \
+  } while (0)
+
+static long nt_pagesize(void) { return sysconf(_SC_PAGESIZE); }
+
+// Anonymous read-write memory without transparent huge pages (tests that want
+// THP ask for it explicitly).
+static char *nt_map(size_t bytes) {
+  char *p = (char *)mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    perror("mmap");
+    exit(2);
+  }
+  madvise(p, bytes, MADV_NOHUGEPAGE);
+  return p;
+}
+
+static kmp_nexttouch_counters_t nt_counters(void) {
+  kmp_nexttouch_counters_t c;
+  memset(&c, 0, sizeof c);
+  c.size = sizeof c;
+  if (kmp_get_nexttouch_counters(&c) != 0) {
+    printf("FAIL: kmp_get_nexttouch_counters\n");
+    exit(2);
+  }
+  return c;
+}
+
+// The node each page is on now (move_pages query), -errno if not known.
+static void nt_nodes_of(char *base, size_t npages, int *nodes) {
+  long pg = nt_pagesize();
+  enum { CHUNK = 512 };
+  void *pages[CHUNK];
+  for (size_t i = 0; i < npages; i += CHUNK) {
+    size_t k = npages - i < CHUNK ? npages - i : CHUNK;
+    for (size_t j = 0; j < k; j++)
+      pages[j] = base + (i + j) * pg;
+    if (syscall(SYS_move_pages, 0, k, pages, NULL, nodes + i, 0) != 0)
+      for (size_t j = 0; j < k; j++)
+        nodes[i + j] = -errno;
+  }
+}
+
+static int nt_done(const char *name) {
+  if (nt_failures) {
+    printf("%s: FAILED (%d)\n", name, nt_failures);
+    fflush(stdout);
+    return 1;
+  }
+  printf("%s: PASS\n", name);
+  fflush(stdout);
+  return 0;
+}
+#endif
