@@ -376,6 +376,7 @@ struct nt_vma {
   uintptr_t start, end;
   int prot;
   int stack; // the main thread's [stack]
+  uintptr_t thp_bytes; // AnonHugePages (read from smaps only when wanted)
 };
 
 static uintptr_t nt_hex(const char *&s) {
@@ -392,8 +393,10 @@ static uintptr_t nt_hex(const char *&s) {
 }
 
 // Returns the number of VMAs (or -1) in *out, allocated with __kmp_allocate.
-static int nt_read_maps(nt_vma **out) {
-  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+// With `smaps`, /proc/self/smaps is read instead, for AnonHugePages.
+static int nt_read_maps(nt_vma **out, int smaps = 0) {
+  int fd = open(smaps ? "/proc/self/smaps" : "/proc/self/maps",
+                O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return -1;
   size_t cap = 1 << 16, len = 0;
@@ -421,7 +424,22 @@ static int nt_read_maps(nt_vma **out) {
     const char *eol = strchr(s, '\n');
     if (!eol)
       eol = s + strlen(s);
+    if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f'))) {
+      // An smaps field of the last VMA ("AnonHugePages:    2048 kB").
+      if (n && !strncmp(s, "AnonHugePages:", 14)) {
+        const char *t = s + 14;
+        while (*t == ' ')
+          t++;
+        uintptr_t kb = 0;
+        while (*t >= '0' && *t <= '9')
+          kb = kb * 10 + (*t++ - '0');
+        v[n - 1].thp_bytes = kb << 10;
+      }
+      s = *eol ? eol + 1 : eol;
+      continue;
+    }
     nt_vma m;
+    m.thp_bytes = 0;
     m.start = nt_hex(s);
     if (*s == '-')
       s++;
@@ -1069,13 +1087,12 @@ static void nt_free_segment(nt_segment *seg) {
 
 // Arm [start, end) (page aligned, read-write, one VMA's worth at most).
 static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
-                         kmp_team_t *team, void **pages, int *status) {
+                         kmp_team_t *team, void **pages, int *status,
+                         unsigned shift) {
   nt_segment *seg = (nt_segment *)__kmp_allocate(sizeof(nt_segment));
   seg->base = start;
   seg->end = end;
-  seg->shift = 12;
-  while ((1L << seg->shift) < nt_page)
-    seg->shift++;
+  seg->shift = shift;
   seg->prot = prot;
   seg->team = team;
   seg->nunits = (end - start) >> seg->shift;
@@ -1159,6 +1176,52 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
   NT_ADD(pages_armed, armed << (seg->shift - 12));
 }
 
+#define NT_THP_SHIFT 21
+
+// Arm the part [at, e) of VMA m.  Where the VMA is backed by transparent huge
+// pages (its AnonHugePages covers every 2 MB block of it that lies inside the
+// range), the aligned 2 MB blocks are armed as units of their own: they are
+// protected, migrated (mbind) and released whole, so the kernel keeps them
+// huge.  Otherwise 4 KB units; mprotect then splits huge mappings.
+static void nt_arm_vma_piece(const nt_vma *m, uintptr_t at, uintptr_t e,
+                             kmp_team_t *team, void **pages, int *status) {
+  unsigned shift = 12;
+  while ((1L << shift) < nt_page)
+    shift++;
+  uintptr_t huge = (uintptr_t)1 << NT_THP_SHIFT;
+  uintptr_t a = (at + huge - 1) & ~(huge - 1), b = e & ~(huge - 1);
+  uintptr_t va = (m->start + huge - 1) & ~(huge - 1), vb = m->end & ~(huge - 1);
+  if (nt_thp && a < b && vb > va && m->thp_bytes >= vb - va) {
+    if (at < a)
+      nt_arm_piece(at, a, m->prot, team, pages, status, shift);
+    nt_arm_piece(a, b, m->prot, team, pages, status, NT_THP_SHIFT);
+    if (b < e)
+      nt_arm_piece(b, e, m->prot, team, pages, status, shift);
+    return;
+  }
+  nt_arm_piece(at, e, m->prot, team, pages, status, shift);
+}
+
+// Is transparent huge page support on at all (else smaps is not read)?
+static int nt_thp_possible() {
+  static int possible = -1;
+  if (possible < 0) {
+    possible = 0;
+    int fd = open("/sys/kernel/mm/transparent_hugepage/enabled",
+                  O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      char buf[128];
+      ssize_t r = read(fd, buf, sizeof buf - 1);
+      if (r > 0) {
+        buf[r] = 0;
+        possible = !strstr(buf, "[never]");
+      }
+      close(fd);
+    }
+  }
+  return possible;
+}
+
 void __kmp_nexttouch_fork(ident_t *loc, int gtid, kmp_team_t *team) {
   (void)loc;
   (void)gtid;
@@ -1170,8 +1233,14 @@ void __kmp_nexttouch_fork(ident_t *loc, int gtid, kmp_team_t *team) {
     return;
   }
   nt_install_handler();
+  // smaps (AnonHugePages) only if some pending range holds a 2 MB block.
+  int want_thp = 0;
+  if (nt_thp && nt_thp_possible())
+    for (int r = 0; r < nt_npending; r++)
+      if (nt_pending[r].end - nt_pending[r].start >= (2u << NT_THP_SHIFT))
+        want_thp = 1;
   nt_vma *vmas = NULL;
-  int nvmas = nt_read_maps(&vmas);
+  int nvmas = nt_read_maps(&vmas, want_thp);
   void **pages = (void **)__kmp_allocate(sizeof(void *) * 1024);
   int *status = (int *)__kmp_allocate(sizeof(int) * 1024);
   __atomic_fetch_add(&nt_gen, 1, __ATOMIC_ACQ_REL);
@@ -1210,7 +1279,7 @@ void __kmp_nexttouch_fork(ident_t *loc, int gtid, kmp_team_t *team) {
           if ((vmas[i].prot & (PROT_READ | PROT_WRITE)) ==
                   (PROT_READ | PROT_WRITE) &&
               !(vmas[i].prot & PROT_EXEC) && !vmas[i].stack)
-            nt_arm_piece(at, e, vmas[i].prot, team, pages, status);
+            nt_arm_vma_piece(&vmas[i], at, e, team, pages, status);
           else
             NT_ADD(fail_arm, (e - at) / nt_page);
           at = e;
