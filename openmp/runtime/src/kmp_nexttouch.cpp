@@ -224,14 +224,17 @@ struct nt_range {
 static nt_range *nt_pending = NULL;
 static int nt_npending = 0, nt_cap_pending = 0;
 
-// The signal handler's per-thread memory (initial-exec TLS: no allocation).
-static __thread nt_segment *nt_tls_seg;
-static __thread size_t nt_tls_next;
-static __thread int nt_tls_window;
-static __thread kmp_uint64 nt_tls_seg_gen;
-static __thread uintptr_t nt_tls_last_page;
-static __thread kmp_uint64 nt_tls_last_gen;
-static __thread int nt_tls_chaining;
+// The signal handler's per-thread memory.  Initial-exec TLS: an access is
+// one %fs-relative load, never __tls_get_addr (whose DTV lives in the heap,
+// which a request may have armed).
+#define NT_TLS __thread __attribute__((tls_model("initial-exec")))
+static NT_TLS nt_segment *nt_tls_seg;
+static NT_TLS size_t nt_tls_next;
+static NT_TLS int nt_tls_window;
+static NT_TLS kmp_uint64 nt_tls_seg_gen;
+static NT_TLS uintptr_t nt_tls_last_page;
+static NT_TLS kmp_uint64 nt_tls_last_gen;
+static NT_TLS int nt_tls_chaining;
 
 static struct sigaction nt_prev_action;
 static int nt_handler_installed = 0;
@@ -257,6 +260,16 @@ static inline kmp_uint64 nt_now_ns() {
   return (kmp_uint64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+// Memory the fault path reads (segments, their state bytes, the cpu -> node
+// table) gets mappings of its own: heap memory could share a page with a
+// user's range and be armed, and the handler would then fault on itself.
+static void *nt_private_alloc(size_t bytes) {
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+static void nt_private_free(void *p, size_t bytes) { munmap(p, bytes); }
+
 // ---------------------------------------------------------------------------
 // Topology and the migration probe
 
@@ -268,9 +281,9 @@ static void nt_topology() {
     if (hwloc_topology_load(topo) == 0) {
       int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
       int last = hwloc_bitmap_last(hwloc_topology_get_complete_cpuset(topo));
-      if (n >= 1 && last >= 0) {
+      if (n >= 1 && last >= 0 &&
+          (nt_cpu_node = (int *)nt_private_alloc(sizeof(int) * (last + 1)))) {
         nt_ncpus = last + 1;
-        nt_cpu_node = (int *)__kmp_allocate(sizeof(int) * nt_ncpus);
         for (int c = 0; c < nt_ncpus; c++)
           nt_cpu_node[c] = -1;
         for (int i = 0; i < n; i++) {
@@ -1082,14 +1095,18 @@ static void nt_install_handler() {
 static void nt_free_segment(nt_segment *seg) {
   if (seg->state)
     munmap(seg->state, seg->state_bytes);
-  __kmp_free(seg);
+  nt_private_free(seg, sizeof(nt_segment));
 }
 
 // Arm [start, end) (page aligned, read-write, one VMA's worth at most).
 static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
                          kmp_team_t *team, void **pages, int *status,
                          unsigned shift) {
-  nt_segment *seg = (nt_segment *)__kmp_allocate(sizeof(nt_segment));
+  nt_segment *seg = (nt_segment *)nt_private_alloc(sizeof(nt_segment));
+  if (!seg) {
+    NT_ADD(fail_arm, (end - start) / nt_page);
+    return;
+  }
   seg->base = start;
   seg->end = end;
   seg->shift = shift;
