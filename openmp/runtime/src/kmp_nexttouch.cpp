@@ -861,9 +861,13 @@ static int nt_migrate(nt_segment *seg, size_t u, size_t n,
       return 1; // which pages moved is only known once they are accessible
     moved = want * unit_pages;
   } else {
+    // Per page.  A kernel that does not move PROT_NONE pages says -ENOENT
+    // (only if KMP_NEXTTOUCH_MECHANISM forces move_pages there): leave the
+    // whole run to nt_fixup(), which counts it once the pages are accessible.
     enum { CHUNK = 32 };
     void *pages[CHUNK];
     int nodes[CHUNK], status[CHUNK];
+    kmp_uint64 busy = 0, nomem = 0, other = 0;
     size_t i = 0;
     while (i < n) {
       int k = 0;
@@ -879,18 +883,31 @@ static int nt_migrate(nt_segment *seg, size_t u, size_t n,
         continue;
       long r = nt_move_pages(k, pages, nodes, status, MPOL_MF_MOVE);
       if (r < 0) {
-        nt_count_move_error(errno, k);
+        if (errno == ENOENT)
+          return 1;
+        other += k;
         continue;
       }
       for (int j = 0; j < k; j++) {
         if (status[j] == node)
           moved++;
-        else if (status[j] < 0)
-          nt_count_move_error(-status[j], 1);
+        else if (status[j] == -ENOENT)
+          return 1;
+        else if (status[j] == -EBUSY || status[j] == -EAGAIN ||
+                 status[j] == -EIO || status[j] == -EPERM)
+          busy++;
+        else if (status[j] == -ENOMEM || status[j] == -ENOSPC)
+          nomem++;
         else
-          NT_ADD(fail_move_other, 1);
+          other++;
       }
     }
+    if (busy)
+      NT_ADD(fail_move_busy, busy);
+    if (nomem)
+      NT_ADD(fail_move_nomem, nomem);
+    if (other)
+      NT_ADD(fail_move_other, other);
   }
   nt_count_moved(node, moved);
   return 0;
