@@ -147,7 +147,7 @@ int main(int argc, char **argv) {
       const char *name = *v == 'a' ? "adaptive" : *v == 'h' ? "thp" : "exact";
       printf("engine %-8s: %10.1f ms  (rc %d, mechanism %d, armed %llu, "
              "faults %llu, batches %llu, migrated %llu, local %llu, "
-             "failures %llu, fault path %.1f ms)\n",
+             "failures %llu, fault path %.1f ms, arming %.1f ms)\n",
              name, t * 1e3, rc, c.mechanism,
              (unsigned long long)c.pages_armed, (unsigned long long)c.faults,
              (unsigned long long)c.batches,
@@ -156,7 +156,7 @@ int main(int argc, char **argv) {
              (unsigned long long)(c.fail_move_busy + c.fail_move_nomem +
                                   c.fail_move_other + c.fail_restore +
                                   c.fail_arm),
-             c.fault_ns / 1e6);
+             c.fault_ns / 1e6, c.arm_ns / 1e6);
       placement(name, per_node);
       if (*v == 'a')
         t_adapt = t;

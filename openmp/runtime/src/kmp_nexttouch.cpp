@@ -172,6 +172,7 @@ static struct {
       pages_disarmed, fail_arm, fail_move_busy, fail_move_nomem,
       fail_move_other, fail_restore, fault_ns;
   kmp_uint64 to_node[KMP_NEXTTOUCH_MAX_NODES];
+  kmp_uint64 arm_ns, disarm_ns;
 } nt_cnt;
 
 #define NT_ADD(field, v) __atomic_fetch_add(&nt_cnt.field, (v), __ATOMIC_RELAXED)
@@ -747,10 +748,12 @@ extern "C" int kmp_get_nexttouch_counters(kmp_nexttouch_counters_t *c) {
   NT_GET(fail_move_other);
   NT_GET(fail_restore);
   NT_GET(fault_ns);
-#undef NT_GET
   for (int i = 0; i < KMP_NEXTTOUCH_MAX_NODES; i++)
     t.migrated_to_node[i] =
         __atomic_load_n(&nt_cnt.to_node[i], __ATOMIC_RELAXED);
+  NT_GET(arm_ns);
+  NT_GET(disarm_ns);
+#undef NT_GET
   size_t n = c->size < sizeof t ? c->size : sizeof t;
   memcpy((char *)c + sizeof(size_t), (char *)&t + sizeof(size_t),
          n - sizeof(size_t));
@@ -1266,6 +1269,7 @@ void __kmp_nexttouch_fork(ident_t *loc, int gtid, kmp_team_t *team) {
     __kmp_release_bootstrap_lock(&nt_lock);
     return;
   }
+  kmp_uint64 t0 = nt_now_ns();
   nt_install_handler();
   // smaps (AnonHugePages) only if some pending range holds a 2 MB block.
   int want_thp = 0;
@@ -1331,6 +1335,7 @@ void __kmp_nexttouch_fork(ident_t *loc, int gtid, kmp_team_t *team) {
   __kmp_free(status);
   if (vmas)
     __kmp_free(vmas);
+  NT_ADD(arm_ns, nt_now_ns() - t0);
   __kmp_release_bootstrap_lock(&nt_lock);
 }
 
@@ -1365,6 +1370,7 @@ void __kmp_nexttouch_join(ident_t *loc, int gtid, kmp_team_t *team) {
   (void)loc;
   (void)gtid;
   __kmp_acquire_bootstrap_lock(&nt_lock);
+  kmp_uint64 t0 = nt_now_ns();
   nt_segment *gone[NT_MAX_SEGMENTS > 64 ? 64 : NT_MAX_SEGMENTS];
   int ngone = 0, remaining = 0;
   for (int i = 0; i < nt_table_hwm; i++) {
@@ -1398,6 +1404,7 @@ void __kmp_nexttouch_join(ident_t *loc, int gtid, kmp_team_t *team) {
     nt_table_hwm--;
   if (!remaining)
     __kmp_nexttouch_armed = 0;
+  NT_ADD(disarm_ns, nt_now_ns() - t0);
   __kmp_release_bootstrap_lock(&nt_lock);
 }
 
@@ -1434,7 +1441,8 @@ __attribute__((destructor)) static void nt_print_at_exit() {
           "pages_already_local=%llu pages_disarmed=%llu\n"
           "OMP: nexttouch: fail_arm=%llu fail_move_busy=%llu "
           "fail_move_nomem=%llu fail_move_other=%llu fail_restore=%llu\n"
-          "OMP: nexttouch: fault_path_us=%llu migrated_to:%s\n",
+          "OMP: nexttouch: fault_path_us=%llu arm_us=%llu disarm_us=%llu "
+          "migrated_to:%s\n",
           c.active, nt_mech_name(c.mechanism), c.num_nodes, c.forced,
           (unsigned long long)c.requests, (unsigned long long)c.noop_requests,
           (unsigned long long)c.bad_requests, (unsigned long long)c.arms,
@@ -1449,5 +1457,7 @@ __attribute__((destructor)) static void nt_print_at_exit() {
           (unsigned long long)c.fail_move_nomem,
           (unsigned long long)c.fail_move_other,
           (unsigned long long)c.fail_restore,
-          (unsigned long long)(c.fault_ns / 1000), len ? nodes : " none");
+          (unsigned long long)(c.fault_ns / 1000),
+          (unsigned long long)(c.arm_ns / 1000),
+          (unsigned long long)(c.disarm_ns / 1000), len ? nodes : " none");
 }
