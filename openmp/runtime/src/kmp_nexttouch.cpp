@@ -1261,8 +1261,11 @@ static int nt_thp_possible() {
 
 void __kmp_nexttouch_fork(ident_t *loc, int gtid, kmp_team_t *team) {
   (void)loc;
-  (void)gtid;
   if (!team || team->t.t_nproc <= 1)
+    return;
+  // The hidden helper team forks once and joins at shutdown: it is not a
+  // region of the program, requests wait for the program's next one.
+  if (KMP_HIDDEN_HELPER_THREAD(gtid))
     return;
   __kmp_acquire_bootstrap_lock(&nt_lock);
   if (!nt_npending) {
