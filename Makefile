@@ -35,7 +35,6 @@ CLANG_BUILD := $(B)/clang
 OMP_BUILD := $(B)/openmp
 OVERLAY_BUILD := $(B)/llvm-overlay
 CLANG := $(CLANG_BUILD)/bin/clang
-TRIPLE := x86_64-unknown-linux-gnu
 RESOURCE_INC := $(CLANG_BUILD)/lib/clang/19/include
 
 .PHONY: all deps source llvm-overlay clang libomp toolchain check check-clang \
@@ -90,13 +89,16 @@ libomp: source
 # that libomp at run time (-frtlib-add-rpath: an RPATH to lib/<triple>).
 toolchain: clang
 	$(MAKE) --no-print-directory libomp
-	mkdir -p $(RESOURCE_INC) $(CLANG_BUILD)/lib/$(TRIPLE)
+	mkdir -p $(RESOURCE_INC)
 	for h in omp.h omp-tools.h ompt.h; do \
 	  if [ -f $(OMP_BUILD)/runtime/src/$$h ]; then \
 	    cp -p $(OMP_BUILD)/runtime/src/$$h $(RESOURCE_INC)/$$h; fi; done
 	cp -p $(SRC)/openmp/runtime/src/include/ompx.h $(RESOURCE_INC)/ompx.h 2>/dev/null || true
+	triple=$$($(CLANG) -print-target-triple); \
+	mkdir -p $(CLANG_BUILD)/lib/$$triple; \
 	for l in libomp.so libgomp.so libiomp5.so; do \
-	  ln -sfn $(OMP_BUILD)/runtime/src/libomp.so $(CLANG_BUILD)/lib/$(TRIPLE)/$$l; done
+	  ln -sfn $(OMP_BUILD)/runtime/src/libomp.so $(CLANG_BUILD)/lib/$$triple/$$l; \
+	  ln -sfn $(OMP_BUILD)/runtime/src/libomp.so $(CLANG_BUILD)/lib/$$l; done
 	for d in clang clang++; do \
 	  echo "-frtlib-add-rpath" > $(CLANG_BUILD)/bin/$$d.cfg; done
 	ln -sfn clang/bin $(B)/bin
