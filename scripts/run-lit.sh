@@ -9,7 +9,7 @@ rc=${PIPESTATUS[0]}
 count() { sed -n "s/^ *$1 *: *\([0-9]*\).*/\1/p" "$log" | awk '{s+=$1} END {print s+0}'; }
 passed=$(( $(count Passed) + $(count 'Expectedly Failed') ))
 failed=$(( $(count Failed) + $(count 'Unexpectedly Passed') + $(count Unresolved) + $(count 'Timed Out') ))
-skipped=$(( $(count Unsupported) + $(count Excluded) + $(count Skipped) ))
+skipped=$(( $(count Unsupported) + $(count Skipped) ))
 rm -f "$log"
 echo "lit: $passed passed, $failed failed, $skipped skipped"
 if [ "$rc" = 0 ] && [ "$passed" = 0 ]; then
