@@ -94,9 +94,12 @@ static NextTouchRange emitRange(CodeGenFunction &CGF, const Expr *Item,
       if (const auto *CAT = dyn_cast<ConstantArrayType>(AT))
         NumElts = llvm::ConstantInt::get(CGF.SizeTy, CAT->getZExtSize());
       else
+        // The outermost bound only: getVLASize would multiply in the bounds
+        // of inner VLA dimensions ('int m[n][k]' has n elements here, not
+        // n * k).
         NumElts = B.CreateIntCast(
-            CGF.getVLASize(cast<VariableArrayType>(AT)).NumElts, CGF.SizeTy,
-            /*isSigned=*/false);
+            CGF.getVLAElements1D(cast<VariableArrayType>(AT)).NumElts,
+            CGF.SizeTy, /*isSigned=*/false);
       Count = B.CreateSub(NumElts, Lower, "nt.count");
     }
     llvm::Value *Offset = B.CreateMul(Lower, ElemSize, "nt.offset");

@@ -50,8 +50,11 @@ bool SemaOpenMP::checkOpenMPMemoryRangeItem(Expr *&Item, Expr *&Length,
       return false;
     }
     QualType Pointee = PtrTy->getPointeeType();
+    // isCompleteType, not Type::isIncompleteType: a class template
+    // specialization that nothing required complete yet is instantiated here
+    // (as 'sizeof(*ptr)' would), not reported as incomplete.
     if (Pointee->isFunctionType() ||
-        (!Pointee->isVoidType() && Pointee->isIncompleteType())) {
+        (!Pointee->isVoidType() && !S.isCompleteType(ELoc, Pointee))) {
       S.Diag(ELoc, diag::err_omp_memory_range_bad_pointee)
           << (Pointee->isFunctionType() ? 0 : 1) << PtrTy << Construct
           << Item->getSourceRange();
