@@ -40,11 +40,24 @@ struct NextTouchRange {
 
 static llvm::Value *emitCount(CodeGenFunction &CGF, const Expr *E) {
   llvm::Value *V = CGF.EmitScalarExpr(E);
-  // Sign-extend signed lengths: a negative one becomes a count the runtime
-  // rejects, not a small positive one.
-  return CGF.Builder.CreateIntCast(V, CGF.SizeTy,
-                                   E->getType()->isSignedIntegerType(),
-                                   "nt.count");
+  unsigned Bits = V->getType()->getIntegerBitWidth();
+  unsigned SizeBits = CGF.SizeTy->getIntegerBitWidth();
+  if (Bits <= SizeBits)
+    // Sign-extend signed lengths: a negative one becomes a count the runtime
+    // rejects, not a small positive one.
+    return CGF.Builder.CreateIntCast(V, CGF.SizeTy,
+                                     E->getType()->isSignedIntegerType(),
+                                     "nt.count");
+  // Wider than size_t (__int128, _BitInt): a value that does not fit, or a
+  // negative one (huge as unsigned), saturates to SIZE_MAX, which the runtime
+  // reports as an overflow, instead of being truncated to a small count.
+  CGBuilderTy &B = CGF.Builder;
+  llvm::Value *Max = llvm::ConstantInt::get(
+      V->getType(), llvm::APInt::getMaxValue(SizeBits).zext(Bits));
+  llvm::Value *Fits = B.CreateICmpULE(V, Max, "nt.fits");
+  return B.CreateSelect(Fits, B.CreateTrunc(V, CGF.SizeTy),
+                        llvm::ConstantInt::getAllOnesValue(CGF.SizeTy),
+                        "nt.count");
 }
 
 static llvm::Value *emitElemSize(CodeGenFunction &CGF, QualType Ty) {

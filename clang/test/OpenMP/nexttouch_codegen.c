@@ -116,6 +116,44 @@ void ptr_small(char *c, short s, int *p, unsigned u, long long *q, _Bool b) {
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %nt.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 3, ptr [[ARG]])
 
+// A length wider than size_t is not truncated: a value that does not fit
+// (or a negative one) becomes SIZE_MAX, which the runtime reports.
+void ptr_wide(int *p, __int128 n) {
+#pragma omp nexttouch(p : n, p : (unsigned __int128)1 << 70, p : (unsigned __int128)5)
+}
+// CHECK-LABEL: define {{.*}}void @ptr_wide(
+// CHECK: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
+// CHECK: [[P:%.+]] = load ptr, ptr %p.addr, align 8
+// CHECK-NEXT: [[N:%.+]] = load i128, ptr %n.addr, align 16
+// CHECK-NEXT: [[FITS:%.+]] = icmp ule i128 [[N]], 18446744073709551615
+// CHECK-NEXT: [[TRUNC:%.+]] = trunc i128 [[N]] to i64
+// CHECK-NEXT: [[CNT:%.+]] = select i1 [[FITS]], i64 [[TRUNC]], i64 -1
+// CHECK-NEXT: [[P1:%.+]] = load ptr, ptr %p.addr, align 8
+// CHECK-NEXT: [[P2:%.+]] = load ptr, ptr %p.addr, align 8
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %nt.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: store i64 4, ptr [[F]], align 8
+// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %nt.ranges, i64 0, i64 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: store ptr [[P1]], ptr [[F]], align 8
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: store i64 -1, ptr [[F]], align 8
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: store i64 4, ptr [[F]], align 8
+// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %nt.ranges, i64 0, i64 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: store ptr [[P2]], ptr [[F]], align 8
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: store i64 5, ptr [[F]], align 8
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: store i64 4, ptr [[F]], align 8
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %nt.ranges, i64 0, i64 0
+// CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 3, ptr [[ARG]])
+
 // 'void *': the length is in bytes.
 void ptr_void(void *vp, long n) {
 #pragma omp nexttouch(vp : n)
