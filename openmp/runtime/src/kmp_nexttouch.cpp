@@ -802,13 +802,29 @@ static void nt_chain(int sig, siginfo_t *si, void *uc) {
     raise(sig);
 }
 
-static void nt_count_move_error(int err, kmp_uint64 pages) {
+// Failed moves by reason: [0] busy, [1] out of memory, [2] other.
+enum { NT_FAIL_BUSY, NT_FAIL_NOMEM, NT_FAIL_OTHER, NT_FAIL_KINDS };
+static int nt_move_error_kind(int err) {
   if (err == EBUSY || err == EAGAIN || err == EIO || err == EPERM)
-    NT_ADD(fail_move_busy, pages);
-  else if (err == ENOMEM || err == ENOSPC)
-    NT_ADD(fail_move_nomem, pages);
-  else
-    NT_ADD(fail_move_other, pages);
+    return NT_FAIL_BUSY;
+  if (err == ENOMEM || err == ENOSPC)
+    return NT_FAIL_NOMEM;
+  return NT_FAIL_OTHER;
+}
+
+static void nt_count_move_errors(const kmp_uint64 *fails) {
+  if (fails[NT_FAIL_BUSY])
+    NT_ADD(fail_move_busy, fails[NT_FAIL_BUSY]);
+  if (fails[NT_FAIL_NOMEM])
+    NT_ADD(fail_move_nomem, fails[NT_FAIL_NOMEM]);
+  if (fails[NT_FAIL_OTHER])
+    NT_ADD(fail_move_other, fails[NT_FAIL_OTHER]);
+}
+
+static void nt_count_move_error(int err, kmp_uint64 pages) {
+  kmp_uint64 fails[NT_FAIL_KINDS] = {0, 0, 0};
+  fails[nt_move_error_kind(err)] = pages;
+  nt_count_move_errors(fails);
 }
 
 static void nt_count_moved(int node, kmp_uint64 moved) {
@@ -818,6 +834,19 @@ static void nt_count_moved(int node, kmp_uint64 moved) {
   NT_ADD(to_node[node < KMP_NEXTTOUCH_MAX_NODES ? node
                                                 : KMP_NEXTTOUCH_MAX_NODES - 1],
          moved);
+}
+
+enum { NT_CHUNK = 32 }; // pages per move_pages call on the fault path
+
+// Collects into pages[] (at most NT_CHUNK) the addresses of the claimed units
+// from *i on, of [u, u+n), that were not on `node` when claimed; advances *i.
+static int nt_gather(const nt_segment *seg, size_t u, size_t *i, size_t n,
+                     const unsigned char *old, int node, void **pages) {
+  int k = 0;
+  for (; *i < n && k < NT_CHUNK; ++*i)
+    if ((old[*i] & NT_NODE_UNKNOWN) != node)
+      pages[k++] = (void *)(seg->base + ((u + *i) << seg->shift));
+  return k;
 }
 
 // Migrate the claimed units [u, u+n) of seg to `node`; old[i] is the state
@@ -867,28 +896,23 @@ static int nt_migrate(nt_segment *seg, size_t u, size_t n,
     // Per page.  A kernel that does not move PROT_NONE pages says -ENOENT
     // (only if KMP_NEXTTOUCH_MECHANISM forces move_pages there): leave the
     // whole run to nt_fixup(), which counts it once the pages are accessible.
-    enum { CHUNK = 32 };
-    void *pages[CHUNK];
-    int nodes[CHUNK], status[CHUNK];
-    kmp_uint64 busy = 0, nomem = 0, other = 0;
+    void *pages[NT_CHUNK];
+    int nodes[NT_CHUNK], status[NT_CHUNK];
+    for (int j = 0; j < NT_CHUNK; j++)
+      nodes[j] = node;
+    // Failures are counted at the end: if the run goes to nt_fixup(), it
+    // counts them there, once.
+    kmp_uint64 fails[NT_FAIL_KINDS] = {0, 0, 0};
     size_t i = 0;
     while (i < n) {
-      int k = 0;
-      for (; i < n && k < CHUNK; i++) {
-        if ((old[i] & NT_NODE_UNKNOWN) == node)
-          continue;
-        pages[k] = (void *)(seg->base + ((u + i) << seg->shift));
-        nodes[k] = node;
-        status[k] = -EAGAIN;
-        k++;
-      }
+      int k = nt_gather(seg, u, &i, n, old, node, pages);
       if (!k)
         continue;
       long r = nt_move_pages(k, pages, nodes, status, MPOL_MF_MOVE);
       if (r < 0) {
         if (errno == ENOENT)
           return 1;
-        other += k;
+        fails[NT_FAIL_OTHER] += k;
         continue;
       }
       for (int j = 0; j < k; j++) {
@@ -896,21 +920,11 @@ static int nt_migrate(nt_segment *seg, size_t u, size_t n,
           moved++;
         else if (status[j] == -ENOENT)
           return 1;
-        else if (status[j] == -EBUSY || status[j] == -EAGAIN ||
-                 status[j] == -EIO || status[j] == -EPERM)
-          busy++;
-        else if (status[j] == -ENOMEM || status[j] == -ENOSPC)
-          nomem++;
         else
-          other++;
+          fails[nt_move_error_kind(-status[j])]++;
       }
     }
-    if (busy)
-      NT_ADD(fail_move_busy, busy);
-    if (nomem)
-      NT_ADD(fail_move_nomem, nomem);
-    if (other)
-      NT_ADD(fail_move_other, other);
+    nt_count_move_errors(fails);
   }
   nt_count_moved(node, moved);
   return 0;
@@ -921,22 +935,16 @@ static int nt_migrate(nt_segment *seg, size_t u, size_t n,
 // move_pages (which works on accessible pages on every kernel), count.
 static void nt_fixup(nt_segment *seg, size_t u, size_t n,
                      const unsigned char *old, int node) {
-  enum { CHUNK = 32 };
-  void *pages[CHUNK];
-  int nodes[CHUNK], status[CHUNK];
+  void *pages[NT_CHUNK];
+  int nodes[NT_CHUNK], status[NT_CHUNK];
+  for (int j = 0; j < NT_CHUNK; j++)
+    nodes[j] = node;
   kmp_uint64 unit_pages = (kmp_uint64)1 << (seg->shift - 12);
   kmp_uint64 moved = 0;
   size_t i = 0;
   while (i < n) {
-    int k = 0;
-    for (; i < n && k < CHUNK; i++) {
-      if ((old[i] & NT_NODE_UNKNOWN) == node)
-        continue; // counted as already local
-      pages[k] = (void *)(seg->base + ((u + i) << seg->shift));
-      nodes[k] = node;
-      status[k] = -EAGAIN;
-      k++;
-    }
+    // Units already on `node` were counted as local by nt_migrate().
+    int k = nt_gather(seg, u, &i, n, old, node, pages);
     if (!k)
       continue;
     if (nt_move_pages(k, pages, NULL, status, 0) != 0) {
