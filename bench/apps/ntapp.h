@@ -1,0 +1,296 @@
+// ntapp.h -- what the bench/apps programs share: the command-line switch
+// between the next-touch run and the baseline, the timer around the
+// computation, and the report printed after it (libomp's next-touch counters,
+// where the pages of each array are, and how many sit on the node of the
+// thread that uses them under the program's static schedule).
+//
+// Output, one line per array and a summary line, fields "key=value":
+//
+//   NT_INFO    prog= variant= nodes= threads= thread_nodes=0,0,1,1 pagesize=
+//   NT_ARRAY   prog= variant= array= pages= node0= node1= ... other=
+//              min_share= max_share= owner_local=
+//   NT_SUMMARY prog= variant= nodes= threads= pages_armed= pages_not_present=
+//              faults= batches= pages_migrated= pages_already_local=
+//              pages_disarmed= fail= handled= faults_per_page= data_pages=
+//              owner_local= time_ms= result=VERIFIED|FAILED
+//
+// handled = (pages_migrated + pages_already_local) / pages_armed: the share
+// of armed pages that a thread's touch placed. faults_per_page = faults /
+// (pages_migrated + pages_already_local). node<i> counts pages reported on
+// node i by move_pages(2) with nodes=NULL; "other" counts pages it could not
+// place (not present, or still inaccessible). owner_local: share of the
+// array's pages that are on the node of the thread that works on them under
+// schedule(static) ("-" for arrays without such an owner). A field that does
+// not apply is "-". Ratios are printed with 4 decimals.
+//
+// Usage in a program:
+//   nt_app_init("name", &argc, argv);   // strips --baseline from argv
+//   ... allocate, initialise serially, nt_app_array(...) per array ...
+//   nt_app_start();
+//   if (nt_app.use_nt) {
+//   #pragma omp nexttouch(...)
+//   }
+//   ... computation ...
+//   nt_app_stop();
+//   ... verification ...
+//   return nt_app_report(ok);           // 0 if verified, 1 otherwise
+#ifndef NTAPP_H
+#define NTAPP_H
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <numa.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// How an array's elements map to the iterations of the static loops over it.
+enum {
+  NT_OWN_NONE,   // no single owner (read through an indirection, shared)
+  NT_OWN_LINEAR, // element e belongs to iteration e / per_iter - off
+  NT_OWN_CSR     // element e belongs to row r with rowstr[r] <= e < rowstr[r+1]
+};
+
+typedef struct {
+  const char *name;
+  const char *base;
+  size_t bytes, elem;
+  int own;
+  long per_iter, off, iters; // iters: trip count of the static loop
+  const int *rowstr;
+} nt_array_t;
+
+enum { NT_MAX_ARRAYS = 48, NT_MAX_THREADS = 256 };
+
+static struct {
+  const char *prog;
+  int use_nt, nthreads, nodes;
+  long pagesize;
+  int thread_cpu[NT_MAX_THREADS], thread_node[NT_MAX_THREADS];
+  nt_array_t arr[NT_MAX_ARRAYS];
+  int narr;
+  double t0, t1;
+} nt_app;
+
+static int nt_node_of_cpu(int cpu) {
+  int n = cpu >= 0 ? numa_node_of_cpu(cpu) : -1;
+  return n < 0 ? 0 : n;
+}
+
+static const char *nt_variant(void) {
+  return nt_app.use_nt ? "nexttouch" : "baseline";
+}
+
+// Parse (and remove) --baseline; record each thread's CPU and node. The
+// parallel region here also binds the threads (OMP_PROC_BIND) before the
+// program initialises its data, so serial initialisation lands on the node of
+// thread 0.
+static void nt_app_init(const char *prog, int *argc, char **argv) {
+  nt_app.prog = prog;
+  nt_app.use_nt = 1;
+  int k = 1;
+  for (int i = 1; i < *argc; i++) {
+    if (!strcmp(argv[i], "--baseline"))
+      nt_app.use_nt = 0;
+    else
+      argv[k++] = argv[i];
+  }
+  *argc = k;
+  argv[k] = NULL;
+  nt_app.pagesize = sysconf(_SC_PAGESIZE);
+  nt_app.nodes = numa_available() < 0 ? 1 : numa_max_node() + 1;
+#pragma omp parallel
+  {
+    int t = omp_get_thread_num();
+#pragma omp single
+    nt_app.nthreads = omp_get_num_threads();
+    if (t < NT_MAX_THREADS) {
+      nt_app.thread_cpu[t] = sched_getcpu();
+      nt_app.thread_node[t] = nt_node_of_cpu(nt_app.thread_cpu[t]);
+    }
+  }
+  printf("NT_INFO prog=%s variant=%s nodes=%d threads=%d thread_nodes=", prog,
+         nt_variant(), nt_app.nodes, nt_app.nthreads);
+  for (int t = 0; t < nt_app.nthreads && t < NT_MAX_THREADS; t++)
+    printf("%s%d", t ? "," : "", nt_app.thread_node[t]);
+  printf(" pagesize=%ld\n", nt_app.pagesize);
+  fflush(stdout);
+}
+
+// Register an array for the report. own/per_iter/off/iters/rowstr describe
+// the static loop that partitions it (see NT_OWN_*).
+static void nt_app_array(const char *name, const void *base, size_t count,
+                         size_t elem, int own, long per_iter, long off,
+                         long iters, const int *rowstr) {
+  if (nt_app.narr == NT_MAX_ARRAYS)
+    return;
+  nt_array_t *a = &nt_app.arr[nt_app.narr++];
+  a->name = name;
+  a->base = (const char *)base;
+  a->bytes = count * elem;
+  a->elem = elem;
+  a->own = own;
+  a->per_iter = per_iter > 0 ? per_iter : 1;
+  a->off = off;
+  a->iters = iters;
+  a->rowstr = rowstr;
+}
+
+static void nt_app_start(void) {
+  kmp_reset_nexttouch_counters();
+  nt_app.t0 = omp_get_wtime();
+}
+
+static void nt_app_stop(void) { nt_app.t1 = omp_get_wtime(); }
+
+// The first and last iteration each thread gets from schedule(static) for a
+// trip count, as this libomp runs it.
+static void nt_static_ranges(long iters, long *lo, long *hi) {
+  for (int t = 0; t < NT_MAX_THREADS; t++)
+    lo[t] = 1, hi[t] = 0;
+#pragma omp parallel
+  {
+    int t = omp_get_thread_num();
+    long l = -1, h = -2;
+#pragma omp for schedule(static)
+    for (long i = 0; i < iters; i++) {
+      if (l < 0)
+        l = i;
+      h = i;
+    }
+    if (t < NT_MAX_THREADS && l >= 0)
+      lo[t] = l, hi[t] = h;
+  }
+}
+
+// The node of the thread that owns element e of a, or -1.
+static int nt_owner_node(const nt_array_t *a, size_t e, const long *lo,
+                         const long *hi) {
+  long it;
+  if (a->own == NT_OWN_LINEAR) {
+    it = (long)(e / a->per_iter) - a->off;
+  } else { // CSR: last row r with rowstr[r] <= e
+    long l = 0, h = a->iters; // rowstr has iters + 1 entries
+    while (h - l > 1) {
+      long m = (l + h) / 2;
+      if ((size_t)a->rowstr[m] <= e)
+        l = m;
+      else
+        h = m;
+    }
+    it = l;
+  }
+  if (it < 0)
+    it = 0;
+  if (it >= a->iters)
+    it = a->iters - 1;
+  for (int t = 0; t < nt_app.nthreads && t < NT_MAX_THREADS; t++)
+    if (lo[t] <= it && it <= hi[t])
+      return nt_app.thread_node[t];
+  return -1;
+}
+
+static void nt_print_ratio(const char *key, double num, double den) {
+  if (den > 0)
+    printf(" %s=%.4f", key, num / den);
+  else
+    printf(" %s=-", key);
+}
+
+// Print the report; returns the exit status (0 verified, 1 not).
+static int nt_app_report(int verified) {
+  kmp_nexttouch_counters_t c;
+  memset(&c, 0, sizeof c);
+  c.size = sizeof c;
+  kmp_get_nexttouch_counters(&c);
+  long pg = nt_app.pagesize;
+  int nodes = nt_app.nodes < 64 ? nt_app.nodes : 64;
+  static long lo[NT_MAX_THREADS], hi[NT_MAX_THREADS];
+  long cached_iters = -1;
+  double own_local = 0, own_pages = 0, data_pages = 0;
+  for (int i = 0; i < nt_app.narr; i++) {
+    nt_array_t *a = &nt_app.arr[i];
+    if (a->own != NT_OWN_NONE && a->iters != cached_iters) {
+      nt_static_ranges(a->iters, lo, hi);
+      cached_iters = a->iters;
+    }
+    uintptr_t first = (uintptr_t)a->base & ~(uintptr_t)(pg - 1);
+    uintptr_t end = ((uintptr_t)a->base + a->bytes + pg - 1) &
+                    ~(uintptr_t)(pg - 1);
+    long npages = (long)((end - first) / pg);
+    long per_node[65] = {0}, local = 0;
+    enum { CHUNK = 1024 };
+    void *pages[CHUNK];
+    int status[CHUNK];
+    for (long p = 0; p < npages; p += CHUNK) {
+      long k = npages - p < CHUNK ? npages - p : CHUNK;
+      for (long j = 0; j < k; j++)
+        pages[j] = (void *)(first + (p + j) * pg);
+      if (syscall(SYS_move_pages, 0, k, pages, NULL, status, 0) != 0)
+        for (long j = 0; j < k; j++)
+          status[j] = -errno;
+      for (long j = 0; j < k; j++) {
+        int s = status[j];
+        per_node[s >= 0 && s < nodes ? s : 64]++;
+        if (a->own == NT_OWN_NONE || s < 0)
+          continue;
+        // The element in the middle of this page's part of the array.
+        uintptr_t ps = first + (p + j) * pg, pe = ps + pg;
+        uintptr_t b = (uintptr_t)a->base, e = b + a->bytes;
+        uintptr_t mid = ((ps > b ? ps : b) + (pe < e ? pe : e)) / 2;
+        size_t el = (mid - b) / a->elem;
+        if (nt_owner_node(a, el, lo, hi) == s)
+          local++;
+      }
+    }
+    double minsh = 1, maxsh = 0;
+    for (int n = 0; n < nodes; n++) {
+      double sh = npages ? (double)per_node[n] / npages : 0;
+      minsh = sh < minsh ? sh : minsh;
+      maxsh = sh > maxsh ? sh : maxsh;
+    }
+    printf("NT_ARRAY prog=%s variant=%s array=%s pages=%ld", nt_app.prog,
+           nt_variant(), a->name, npages);
+    for (int n = 0; n < nodes; n++)
+      printf(" node%d=%ld", n, per_node[n]);
+    printf(" other=%ld min_share=%.4f max_share=%.4f", per_node[64], minsh,
+           maxsh);
+    if (a->own != NT_OWN_NONE) {
+      nt_print_ratio("owner_local", local, npages);
+      own_local += local;
+      own_pages += npages;
+    } else {
+      printf(" owner_local=-");
+    }
+    printf("\n");
+    data_pages += npages;
+  }
+  uint64_t handled = c.pages_migrated + c.pages_already_local;
+  uint64_t fail = c.fail_arm + c.fail_move_busy + c.fail_move_nomem +
+                  c.fail_move_other + c.fail_restore;
+  printf("NT_SUMMARY prog=%s variant=%s nodes=%d threads=%d", nt_app.prog,
+         nt_variant(), nt_app.nodes, nt_app.nthreads);
+  printf(" pages_armed=%llu pages_not_present=%llu faults=%llu batches=%llu"
+         " pages_migrated=%llu pages_already_local=%llu pages_disarmed=%llu"
+         " fail=%llu",
+         (unsigned long long)c.pages_armed,
+         (unsigned long long)c.pages_not_present,
+         (unsigned long long)c.faults, (unsigned long long)c.batches,
+         (unsigned long long)c.pages_migrated,
+         (unsigned long long)c.pages_already_local,
+         (unsigned long long)c.pages_disarmed, (unsigned long long)fail);
+  nt_print_ratio("handled", handled, c.pages_armed);
+  nt_print_ratio("faults_per_page", c.faults, handled);
+  printf(" data_pages=%.0f", data_pages);
+  nt_print_ratio("owner_local", own_local, own_pages);
+  printf(" time_ms=%.1f result=%s\n", (nt_app.t1 - nt_app.t0) * 1e3,
+         verified ? "VERIFIED" : "FAILED");
+  fflush(stdout);
+  return verified ? 0 : 1;
+}
+#endif
