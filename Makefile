@@ -126,6 +126,14 @@ check-upstream-clang:
 check-upstream-libomp:
 	time bash scripts/run-lit.sh -s -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test
 
+# The application benchmarks (bench/apps/README.md): STREAM, Jacobi, CG, a
+# LULESH-shaped mesh proxy and the batch-window kernel, each in a 2-node and a
+# 4-node guest with and without '#pragma omp nexttouch'; prints a table and
+# fails if a program fails its verification.
+.PHONY: bench-apps
+bench-apps: toolchain
+	bash bench/apps/run.sh
+
 patches:
 	@bash scripts/patches.sh regen
 
