@@ -1,6 +1,22 @@
 /*
- * kmp_nexttouch.h -- affinity-on-next-touch engine: declarations shared by
- * the runtime's hooks (fork/join, settings) and the compiler entry point.
+ * kmp_nexttouch.h -- affinity-on-next-touch: the engine's internal interface.
+ *
+ * What the files of the engine share: the segment table and the page-state
+ * encoding that the fault path reads without locks, the counters, the
+ * topology, and the functions one file offers the others.  The runtime's
+ * hooks, the settings and the compiler entry point are declared in kmp.h;
+ * the user API (kmp_nexttouch, kmp_get_nexttouch_counters, ...) in omp.h.
+ *
+ *   kmp_nexttouch.cpp          requests and the API; settings; start-up
+ *   kmp_nexttouch_counters.cpp the counters, their API and the exit report
+ *   kmp_nexttouch_topology.cpp cpu -> node table, the migration probe
+ *   kmp_nexttouch_maps.cpp     /proc/self/maps: which ranges can be armed
+ *   kmp_nexttouch_arm.cpp      arming and disarming (fork, join, shutdown)
+ *   kmp_nexttouch_fault.cpp    the SIGSEGV handler  [signal handler]
+ *   kmp_nexttouch_migrate.cpp  moving and releasing pages  [signal handler]
+ *
+ * The two files marked [signal handler] hold only async-signal-safe code:
+ * no locks, no allocation, no stdio, no libomp data structures.
  */
 
 //===----------------------------------------------------------------------===//
@@ -14,50 +30,204 @@
 #ifndef KMP_NEXTTOUCH_H
 #define KMP_NEXTTOUCH_H
 
+#ifndef __KMP_IMP
+#define __KMP_IMP
+#endif
+#include "omp.h" // kmp_nexttouch_counters_t; first, as in kmp_csupport.cpp
 #include "kmp.h"
-#include "kmp_str.h"
+#include "kmp_lock.h"
 
-#ifdef __cplusplus
-extern "C" {
+#if KMP_OS_LINUX
+#define KMP_NEXTTOUCH_SUPPORTED 1
+#include <signal.h>
+#include <stdint.h>
+#else
+#define KMP_NEXTTOUCH_SUPPORTED 0
 #endif
 
-// One range of a next-touch request, as the compiler passes it: `count`
-// elements of `elem_size` bytes from `base`.  `count` may be a huge value
-// computed from a negative length: the runtime detects the overflow.
-typedef struct kmp_nexttouch_range {
-  void *base; // address of the first element
-  size_t count; // number of elements
-  size_t elem_size; // bytes per element (1 for void *)
-} kmp_nexttouch_range_t;
+// ---------------------------------------------------------------------------
+// Counters: the engine's own copy is a kmp_nexttouch_counters_t (omp.h).
+// This list names every uint64 counter of that structure in order, except the
+// per-node array; it drives the copy, the reset and the exit report, and a
+// static_assert in kmp_nexttouch_counters.cpp ties it to omp.h.
+#define KMP_NEXTTOUCH_FOREACH_COUNTER(X)                                       \
+  X(requests)                                                                  \
+  X(noop_requests)                                                             \
+  X(bad_requests)                                                              \
+  X(arms)                                                                      \
+  X(pages_armed)                                                               \
+  X(pages_not_present)                                                         \
+  X(faults)                                                                    \
+  X(batches)                                                                   \
+  X(pages_migrated)                                                            \
+  X(pages_already_local)                                                       \
+  X(pages_disarmed)                                                            \
+  X(fail_arm)                                                                  \
+  X(fail_move_busy)                                                            \
+  X(fail_move_nomem)                                                           \
+  X(fail_move_other)                                                           \
+  X(fail_restore)                                                              \
+  X(fault_ns)                                                                  \
+  X(arm_ns)                                                                    \
+  X(disarm_ns)                                                                 \
+  X(pages_touched_serial)                                                      \
+  X(pages_expired)
 
-// Compiler entry point (#pragma omp nexttouch(list)).  Records the ranges; they
-// are armed at the next fork of a team of more than one thread.  Returns 0 or
-// the errno-style code of the first range that failed; each bad range is also
-// reported once as a warning naming loc->psource.
-KMP_EXPORT kmp_int32 __kmpc_nexttouch(ident_t *loc, kmp_int32 gtid,
-                                      kmp_int32 nranges,
-                                      const kmp_nexttouch_range_t *ranges);
+extern kmp_nexttouch_counters_t __kmp_nt_cnt;
+#define KMP_NT_ADD(field, v)                                                   \
+  __atomic_fetch_add(&__kmp_nt_cnt.field, (v), __ATOMIC_RELAXED)
+// Pages moved to `node` (the last slot collects nodes past the array).
+void __kmp_nt_count_moved(int node, kmp_uint64 pages);
 
-// Set while requests wait to be armed / while ranges are armed.  The runtime's
-// fork and join paths test them before calling into the engine, so a program
-// that never asks for next-touch pays one load per fork and per join.
-extern volatile int __kmp_nexttouch_pending;
-extern volatile int __kmp_nexttouch_armed;
+// ---------------------------------------------------------------------------
+// State set up once (kmp_nexttouch.cpp, kmp_nexttouch_topology.cpp)
 
-// Hooks: called by the primary thread of `team` in __kmp_internal_fork (before
-// the workers are released) and in __kmp_internal_join (after the join
-// barrier).
-void __kmp_nexttouch_fork(ident_t *loc, int gtid, kmp_team_t *team);
-void __kmp_nexttouch_join(ident_t *loc, int gtid, kmp_team_t *team);
+enum kmp_nt_mech_t {
+  kmp_nt_mech_none = 0,
+  kmp_nt_mech_move_pages = 1,
+  kmp_nt_mech_mbind = 2
+};
 
-// KMP_NEXTTOUCH* settings, parsed and printed through kmp_settings.cpp's table
-// (OMP_DISPLAY_ENV=verbose shows them).
-void __kmp_nexttouch_stg_parse(char const *name, char const *value, void *data);
-void __kmp_nexttouch_stg_print(kmp_str_buf_t *buffer, char const *name,
-                               void *data);
+extern int __kmp_nt_initialized;
+extern int __kmp_nt_active; // requests are recorded and armed
+extern int __kmp_nt_mech; // kmp_nt_mech_t in use
+extern int __kmp_nt_num_nodes;
+extern long __kmp_nt_page; // the base page size
+extern unsigned __kmp_nt_page_shift; // log2(__kmp_nt_page)
+extern unsigned __kmp_nt_thp_shift; // log2 of a PMD-mapped huge page
+extern kmp_bootstrap_lock_t __kmp_nt_lock; // requests and the segment table
 
-#ifdef __cplusplus
+void __kmp_nt_initialize(); // once, before any request
+const char *__kmp_nt_mech_name(int mech);
+
+// The cpu -> node table (kmp_nexttouch_topology.cpp).  Fills it, returns the
+// number of NUMA nodes (1 if the topology is not known: *why says why).
+int __kmp_nt_topology(const char **why);
+// -1 if not known.  Async-signal-safe.
+int __kmp_nt_node_of_current_cpu();
+// What moves PROT_NONE pages on this kernel (kmp_nt_mech_t).
+int __kmp_nt_probe_mechanism();
+
+#if KMP_NEXTTOUCH_SUPPORTED
+
+// ---------------------------------------------------------------------------
+// Segments: armed memory, one VMA's worth of one request at most.
+
+// Per-unit state bytes.
+#define KMP_NT_DONE 0x00 // not armed (never, touched, or disarmed)
+#define KMP_NT_CLAIMED 0x40 // a thread is migrating / disarming it
+#define KMP_NT_ARMED 0x80 // armed; low 6 bits: node at arming (0x3f unknown)
+#define KMP_NT_NODE_UNKNOWN 0x3f
+
+#define KMP_NT_MASK_WORDS 16 // nodemask of 1024 nodes for the policy calls
+#define KMP_NT_MAXNODE (KMP_NT_MASK_WORDS * 8 * sizeof(unsigned long))
+#define KMP_NT_MAX_SEGMENTS 1024
+
+struct kmp_nt_segment {
+  uintptr_t base, end; // unit aligned
+  unsigned shift; // log2 of the unit: the page, or a THP block
+  int prot; // protection to restore
+  int pol_mode; // memory policy to restore after mbind
+  unsigned long pol_mask[KMP_NT_MASK_WORDS];
+  kmp_uint64 armed_at; // parallel regions forked before it was armed
+  size_t nunits;
+  size_t armed_units; // units still armed or claimed (atomic)
+  unsigned char *state;
+  size_t state_bytes;
+};
+
+// The table the fault path reads: slots are published with release stores
+// and emptied under __kmp_nt_lock; a segment is freed only after the
+// generation was bumped and no handler is inside the table.
+extern kmp_nt_segment *volatile __kmp_nt_table[KMP_NT_MAX_SEGMENTS];
+extern volatile int __kmp_nt_table_hwm;
+extern volatile int __kmp_nt_handlers_active;
+extern volatile kmp_uint64 __kmp_nt_gen; // bumped at every arm and disarm
+// Teams of more than one thread running now: a fault while none runs is a
+// touch by serial code, which restores the page where it is.
+extern volatile int __kmp_nt_teams_running;
+
+// Pages of a unit of `seg`.
+static inline kmp_uint64 __kmp_nt_unit_pages(const kmp_nt_segment *seg) {
+  return (kmp_uint64)1 << (seg->shift - __kmp_nt_page_shift);
 }
-#endif
+
+// Memory the fault path reads gets mappings of its own: heap memory could
+// share a page with a user's range and be armed.
+void *__kmp_nt_private_alloc(size_t bytes);
+void __kmp_nt_private_free(void *p, size_t bytes);
+
+// Raw system calls: async-signal-safe, and no libnuma state.
+long __kmp_nt_move_pages(unsigned long count, void **pages, const int *nodes,
+                         int *status, int flags);
+long __kmp_nt_mbind(void *addr, unsigned long len, int mode,
+                    const unsigned long *mask, unsigned long maxnode,
+                    unsigned flags);
+long __kmp_nt_get_mempolicy(int *mode, unsigned long *mask,
+                            unsigned long maxnode, void *addr,
+                            unsigned long flags);
+kmp_uint64 __kmp_nt_now_ns();
+
+// ---------------------------------------------------------------------------
+// The VMAs (kmp_nexttouch_maps.cpp)
+
+struct kmp_nt_vma {
+  uintptr_t start, end;
+  int prot;
+  int stack; // the main thread's [stack]
+  uintptr_t thp_bytes; // AnonHugePages (read from smaps only when wanted)
+};
+
+// The process's VMAs, sorted, in *out (allocated with __kmp_allocate); their
+// number, or -1.  With `smaps`, AnonHugePages too.
+int __kmp_nt_read_maps(kmp_nt_vma **out, int smaps);
+// Can [start, end) be armed?  0, EFAULT (a hole), EACCES (not read-write, or
+// executable), EINVAL (the calling thread's stack or the main thread's
+// [stack]; a heap buffer the kernel merged into one VMA with a thread's stack
+// is fine).
+int __kmp_nt_check_range(const kmp_nt_vma *v, int n, uintptr_t start,
+                         uintptr_t end);
+
+// ---------------------------------------------------------------------------
+// Requests waiting to be armed (kmp_nexttouch.cpp), under __kmp_nt_lock.
+
+struct kmp_nt_range {
+  uintptr_t start, end; // page aligned, end exclusive
+};
+extern kmp_nt_range *__kmp_nt_pending;
+extern int __kmp_nt_npending;
+
+// ---------------------------------------------------------------------------
+// Migration (kmp_nexttouch_migrate.cpp; async-signal-safe)
+
+// Move the claimed units [u, u+n) of seg to `node`; old[i] is the state each
+// had when claimed.  Returns 1 if part of the run must be finished by
+// __kmp_nt_fixup() once the pages are accessible again.
+int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
+                     const unsigned char *old, int node);
+void __kmp_nt_fixup(kmp_nt_segment *seg, size_t u, size_t n,
+                    const unsigned char *old, int node);
+// Give the claimed units back their protection / release them to waiters.
+void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n);
+void __kmp_nt_done(kmp_nt_segment *seg, size_t u, size_t n);
+
+// ---------------------------------------------------------------------------
+// The fault path (kmp_nexttouch_fault.cpp)
+
+// Put the engine's SIGSEGV handler first (under __kmp_nt_lock).
+void __kmp_nt_install_handler();
+
+// The engine's other mappings that arming must never protect
+// (kmp_nexttouch_topology.cpp): 1 and the cpu -> node table's range, or 0.
+int __kmp_nt_private_table(uintptr_t *start, uintptr_t *end);
+
+// Requests (kmp_nexttouch.cpp) and arming (kmp_nexttouch_arm.cpp), under
+// __kmp_nt_lock.
+void __kmp_nt_remove_pending(uintptr_t start, uintptr_t end);
+void __kmp_nt_register_atfork();
+// The report at shutdown (kmp_nexttouch_counters.cpp).
+void __kmp_nt_report();
+
+#endif // KMP_NEXTTOUCH_SUPPORTED
 
 #endif // KMP_NEXTTOUCH_H

@@ -1,0 +1,546 @@
+/*
+ * kmp_nexttouch_arm.cpp -- affinity-on-next-touch: arming requests at the
+ * fork of a team, ending arming (KMP_NEXTTOUCH_LIFETIME at a join,
+ * kmp_nexttouch_disarm, shutdown), and fork(2).
+ *
+ * Runs on the primary thread of a forking/joining team or in the calling
+ * thread of the API, under __kmp_nt_lock; never in a signal handler.  It
+ * publishes segments before it protects their pages, so a fault always finds
+ * its segment, and frees a segment only once no handler is inside the table.
+ */
+
+//===----------------------------------------------------------------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "kmp_nexttouch.h"
+#include "kmp_i18n.h"
+
+#include <errno.h>
+#include <string.h>
+#if KMP_NEXTTOUCH_SUPPORTED
+#include <fcntl.h>
+#include <linux/mempolicy.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+// Parallel regions (forks of teams of more than one thread) so far: the
+// clock of KMP_NEXTTOUCH_LIFETIME.
+static kmp_uint64 nt_forks = 0;
+
+#if KMP_NEXTTOUCH_SUPPORTED
+
+static void nt_free_segment(kmp_nt_segment *seg) {
+  if (seg->state)
+    munmap(seg->state, seg->state_bytes);
+  __kmp_nt_private_free(seg, sizeof(kmp_nt_segment));
+}
+
+// ---------------------------------------------------------------------------
+// What is never armed: libomp's thread stacks and the engine's own memory.
+// They are anonymous read-write memory that the kernel may have placed in the
+// hole of a range freed since its request, or merged into the VMA of a heap
+// buffer.
+
+struct nt_interval {
+  uintptr_t start, end;
+};
+
+static int nt_cmp_interval(const void *a, const void *b) {
+  uintptr_t x = ((const nt_interval *)a)->start,
+            y = ((const nt_interval *)b)->start;
+  return x < y ? -1 : x > y;
+}
+
+// Sorted; *n receives the count (allocated with __kmp_allocate).
+static nt_interval *nt_exclusions(int *n) {
+  int cap = 2 * KMP_NT_MAX_SEGMENTS + __kmp_threads_capacity + 1, k = 0;
+  nt_interval *x = (nt_interval *)__kmp_allocate(sizeof(nt_interval) * cap);
+  uintptr_t pg = (uintptr_t)__kmp_nt_page;
+  for (int i = 0; i < __kmp_threads_capacity && k < cap; i++) {
+    kmp_info_t *th = __kmp_threads ? __kmp_threads[i] : NULL;
+    if (!th || !th->th.th_info.ds.ds_stackbase || !th->th.th_info.ds.ds_stacksize)
+      continue;
+    uintptr_t top = (uintptr_t)th->th.th_info.ds.ds_stackbase;
+    uintptr_t bottom = top - th->th.th_info.ds.ds_stacksize;
+    // Include the guard page and round to pages.
+    x[k].start = (bottom & ~(pg - 1)) - pg;
+    x[k++].end = (top + pg - 1) & ~(pg - 1);
+  }
+  for (int i = 0; i < __kmp_nt_table_hwm && k + 2 <= cap; i++) {
+    kmp_nt_segment *s = __kmp_nt_table[i];
+    if (!s)
+      continue;
+    x[k].start = (uintptr_t)s;
+    x[k++].end = (uintptr_t)s + ((sizeof(*s) + pg - 1) & ~(pg - 1));
+    x[k].start = (uintptr_t)s->state;
+    x[k++].end = (uintptr_t)s->state + s->state_bytes;
+  }
+  uintptr_t tab, tab_end;
+  if (__kmp_nt_private_table(&tab, &tab_end) && k < cap) {
+    x[k].start = tab;
+    x[k++].end = tab_end;
+  }
+  qsort(x, k, sizeof(nt_interval), nt_cmp_interval);
+  *n = k;
+  return x;
+}
+
+// ---------------------------------------------------------------------------
+// Arming
+
+// Arm [start, end) (unit aligned, read-write, one VMA's worth at most).
+static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
+                         void **pages, int *status, unsigned shift) {
+  kmp_nt_segment *seg =
+      (kmp_nt_segment *)__kmp_nt_private_alloc(sizeof(kmp_nt_segment));
+  if (!seg) {
+    KMP_NT_ADD(fail_arm, (end - start) >> __kmp_nt_page_shift);
+    return;
+  }
+  seg->base = start;
+  seg->end = end;
+  seg->shift = shift;
+  seg->prot = prot;
+  seg->armed_at = nt_forks;
+  seg->nunits = (end - start) >> seg->shift;
+  seg->state_bytes =
+      (seg->nunits + __kmp_nt_page - 1) & ~((size_t)__kmp_nt_page - 1);
+  seg->state = (unsigned char *)__kmp_nt_private_alloc(seg->state_bytes);
+  if (!seg->state) {
+    KMP_NT_ADD(fail_arm, (end - start) >> __kmp_nt_page_shift);
+    nt_free_segment(seg);
+    return;
+  }
+  seg->pol_mode = MPOL_DEFAULT;
+  if (__kmp_nt_get_mempolicy(&seg->pol_mode, seg->pol_mask, KMP_NT_MAXNODE,
+                             (void *)start, MPOL_F_ADDR) != 0)
+    seg->pol_mode = MPOL_DEFAULT;
+
+  // Where is each unit now?  Units not populated are left alone: their first
+  // touch allocates them on the toucher's node anyway.
+  enum { CHUNK = 1024 };
+  size_t armed = 0, absent = 0;
+  for (size_t u = 0; u < seg->nunits; u += CHUNK) {
+    size_t k = seg->nunits - u < CHUNK ? seg->nunits - u : CHUNK;
+    for (size_t i = 0; i < k; i++) {
+      pages[i] = (void *)(start + ((u + i) << seg->shift));
+      status[i] = -ENOENT;
+    }
+    if (__kmp_nt_move_pages(k, pages, NULL, status, 0) != 0)
+      for (size_t i = 0; i < k; i++)
+        status[i] = KMP_NT_NODE_UNKNOWN;
+    for (size_t i = 0; i < k; i++) {
+      if (status[i] < 0) {
+        seg->state[u + i] = KMP_NT_DONE;
+        absent++;
+      } else {
+        int nd = status[i] < KMP_NT_NODE_UNKNOWN ? status[i] : KMP_NT_NODE_UNKNOWN;
+        seg->state[u + i] = (unsigned char)(KMP_NT_ARMED | nd);
+        armed++;
+      }
+    }
+  }
+  KMP_NT_ADD(pages_not_present, absent * __kmp_nt_unit_pages(seg));
+  int slot = -1;
+  for (int i = 0; armed && i < KMP_NT_MAX_SEGMENTS; i++)
+    if (!__kmp_nt_table[i]) {
+      slot = i;
+      break;
+    }
+  if (slot < 0) {
+    KMP_NT_ADD(fail_arm, armed * __kmp_nt_unit_pages(seg));
+    nt_free_segment(seg);
+    return;
+  }
+  // Publish, then protect: a fault always finds its segment.
+  seg->armed_units = armed;
+  __atomic_store_n(&__kmp_nt_table[slot], seg, __ATOMIC_RELEASE);
+  if (slot >= __kmp_nt_table_hwm)
+    __atomic_store_n(&__kmp_nt_table_hwm, slot + 1, __ATOMIC_RELEASE);
+  TCW_4(__kmp_nexttouch_armed, 1);
+  for (size_t u = 0; u < seg->nunits;) {
+    if (!(seg->state[u] & KMP_NT_ARMED)) {
+      u++;
+      continue;
+    }
+    size_t e = u;
+    while (e < seg->nunits && (seg->state[e] & KMP_NT_ARMED))
+      e++;
+    if (mprotect((void *)(start + (u << seg->shift)), (e - u) << seg->shift,
+                 PROT_NONE) != 0) {
+      for (size_t i = u; i < e; i++)
+        seg->state[i] = KMP_NT_DONE;
+      __atomic_fetch_sub(&seg->armed_units, e - u, __ATOMIC_RELEASE);
+      KMP_NT_ADD(fail_arm, (e - u) * __kmp_nt_unit_pages(seg));
+      armed -= e - u;
+    }
+    u = e;
+  }
+  KMP_NT_ADD(pages_armed, armed * __kmp_nt_unit_pages(seg));
+}
+
+// Is transparent huge page support on at all (else smaps is not read)?
+static int nt_thp_possible() {
+  static int possible = -1;
+  if (possible < 0) {
+    possible = 0;
+    int fd = open("/sys/kernel/mm/transparent_hugepage/enabled",
+                  O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      char buf[128];
+      ssize_t r = read(fd, buf, sizeof buf - 1);
+      if (r > 0) {
+        buf[r] = 0;
+        possible = !strstr(buf, "[never]");
+      }
+      close(fd);
+    }
+  }
+  return possible;
+}
+
+// Arm the part [at, e) of VMA m.  Where the VMA is backed by transparent huge
+// pages (its AnonHugePages covers every huge block of it that lies inside the
+// range), the aligned blocks are armed as units of their own: they are
+// protected, migrated (mbind) and released whole, so the kernel keeps them
+// huge.  Otherwise base pages; mprotect then splits huge mappings.
+static void nt_arm_vma_piece(const kmp_nt_vma *m, uintptr_t at, uintptr_t e,
+                             void **pages, int *status) {
+  unsigned shift = __kmp_nt_page_shift, hshift = __kmp_nt_thp_shift;
+  uintptr_t huge = (uintptr_t)1 << hshift;
+  uintptr_t a = (at + huge - 1) & ~(huge - 1), b = e & ~(huge - 1);
+  uintptr_t va = (m->start + huge - 1) & ~(huge - 1), vb = m->end & ~(huge - 1);
+  if (__kmp_nexttouch_thp && a < b && vb > va && m->thp_bytes >= vb - va) {
+    if (at < a)
+      nt_arm_piece(at, a, m->prot, pages, status, shift);
+    nt_arm_piece(a, b, m->prot, pages, status, hshift);
+    if (b < e)
+      nt_arm_piece(b, e, m->prot, pages, status, shift);
+    return;
+  }
+  nt_arm_piece(at, e, m->prot, pages, status, shift);
+}
+
+// Arm [at, stop) of VMA m minus the exclusions.
+static void nt_arm_in_vma(const kmp_nt_vma *m, uintptr_t at, uintptr_t stop,
+                          const nt_interval *x, int nx, void **pages,
+                          int *status) {
+  for (int i = 0; i < nx && at < stop; i++) {
+    if (x[i].end <= at || x[i].start >= stop)
+      continue;
+    if (x[i].start > at)
+      nt_arm_vma_piece(m, at, x[i].start, pages, status);
+    uintptr_t skip_end = x[i].end < stop ? x[i].end : stop;
+    KMP_NT_ADD(fail_arm, (skip_end - (x[i].start > at ? x[i].start : at)) >>
+                             __kmp_nt_page_shift);
+    at = skip_end;
+  }
+  if (at < stop)
+    nt_arm_vma_piece(m, at, stop, pages, status);
+}
+
+// Arm the pending ranges, re-validated against the VMAs as they are now: a
+// range unmapped, made read-only or re-mapped since its request is skipped
+// (fail_arm), and so are libomp's stacks and the engine's memory in it.
+static void nt_arm_pending() {
+  kmp_uint64 t0 = __kmp_nt_now_ns();
+  __kmp_nt_install_handler();
+  // smaps (AnonHugePages) only if some pending range holds two huge blocks.
+  int want_thp = 0;
+  if (__kmp_nexttouch_thp && nt_thp_possible())
+    for (int r = 0; r < __kmp_nt_npending; r++)
+      if (__kmp_nt_pending[r].end - __kmp_nt_pending[r].start >=
+          ((uintptr_t)2 << __kmp_nt_thp_shift))
+        want_thp = 1;
+  kmp_nt_vma *vmas = NULL;
+  int nvmas = __kmp_nt_read_maps(&vmas, want_thp);
+  int nx = 0;
+  nt_interval *x = nt_exclusions(&nx);
+  void **pages = (void **)__kmp_allocate(sizeof(void *) * 1024);
+  int *status = (int *)__kmp_allocate(sizeof(int) * 1024);
+  __atomic_fetch_add(&__kmp_nt_gen, 1, __ATOMIC_ACQ_REL);
+  for (int r = 0; r < __kmp_nt_npending; r++) {
+    uintptr_t start = __kmp_nt_pending[r].start, end = __kmp_nt_pending[r].end;
+    // Pages armed already stay with their segment.
+    while (start < end) {
+      uintptr_t stop = end;
+      int skip = 0;
+      for (int i = 0; i < __kmp_nt_table_hwm; i++) {
+        kmp_nt_segment *s = __kmp_nt_table[i];
+        if (!s || s->end <= start || s->base >= stop)
+          continue;
+        if (s->base <= start) {
+          skip = 1;
+          stop = s->end < stop ? s->end : stop;
+        } else {
+          stop = s->base;
+        }
+      }
+      if (!skip) {
+        // Split the piece along the VMAs.
+        uintptr_t at = start;
+        for (int i = 0; i < nvmas && at < stop; i++) {
+          if (vmas[i].end <= at)
+            continue;
+          if (vmas[i].start > at) {
+            uintptr_t hole = vmas[i].start < stop ? vmas[i].start : stop;
+            KMP_NT_ADD(fail_arm, (hole - at) >> __kmp_nt_page_shift);
+            at = hole;
+            if (at >= stop)
+              break;
+          }
+          uintptr_t e = vmas[i].end < stop ? vmas[i].end : stop;
+          if ((vmas[i].prot & (PROT_READ | PROT_WRITE)) ==
+                  (PROT_READ | PROT_WRITE) &&
+              !(vmas[i].prot & PROT_EXEC) && !vmas[i].stack)
+            nt_arm_in_vma(&vmas[i], at, e, x, nx, pages, status);
+          else
+            KMP_NT_ADD(fail_arm, (e - at) >> __kmp_nt_page_shift);
+          at = e;
+        }
+        if (at < stop)
+          KMP_NT_ADD(fail_arm, (stop - at) >> __kmp_nt_page_shift);
+      }
+      start = stop;
+    }
+  }
+  __kmp_nt_npending = 0;
+  TCW_4(__kmp_nexttouch_pending, 0);
+  KMP_NT_ADD(arms, 1);
+  __kmp_free(pages);
+  __kmp_free(status);
+  __kmp_free(x);
+  if (vmas)
+    __kmp_free(vmas);
+  KMP_NT_ADD(arm_ns, __kmp_nt_now_ns() - t0);
+}
+
+// ---------------------------------------------------------------------------
+// Ending arming
+
+// Claim what is still armed in [lo, hi) of seg so that no fault migrates it
+// meanwhile, give it its protection back where it is, and release it.
+// Returns the pages disarmed.
+static kmp_uint64 nt_disarm_units(kmp_nt_segment *seg, size_t lo, size_t hi) {
+  kmp_uint64 left = 0;
+  for (size_t u = lo; u < hi;) {
+    unsigned char s = __atomic_load_n(&seg->state[u], __ATOMIC_ACQUIRE);
+    if (!(s & KMP_NT_ARMED) ||
+        !__atomic_compare_exchange_n(&seg->state[u], &s, KMP_NT_CLAIMED, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      u++;
+      continue;
+    }
+    size_t e = u + 1;
+    for (; e < hi; e++) {
+      unsigned char t = __atomic_load_n(&seg->state[e], __ATOMIC_ACQUIRE);
+      if (!(t & KMP_NT_ARMED) ||
+          !__atomic_compare_exchange_n(&seg->state[e], &t, KMP_NT_CLAIMED,
+                                       false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE))
+        break;
+    }
+    left += e - u;
+    __kmp_nt_restore(seg, u, e - u);
+    __kmp_nt_done(seg, u, e - u);
+    u = e;
+  }
+  return left * __kmp_nt_unit_pages(seg);
+}
+
+// Free the segments that have nothing armed left (touched or disarmed), so
+// the table does not fill up in long runs.
+static void nt_sweep() {
+  kmp_nt_segment **gone = NULL;
+  int ngone = 0, remaining = 0;
+  for (int i = 0; i < __kmp_nt_table_hwm; i++) {
+    kmp_nt_segment *s = __kmp_nt_table[i];
+    if (!s)
+      continue;
+    if (__atomic_load_n(&s->armed_units, __ATOMIC_ACQUIRE)) {
+      remaining++;
+      continue;
+    }
+    if (!gone)
+      gone = (kmp_nt_segment **)__kmp_allocate(sizeof(*gone) *
+                                               KMP_NT_MAX_SEGMENTS);
+    __atomic_store_n(&__kmp_nt_table[i], (kmp_nt_segment *)NULL,
+                     __ATOMIC_RELEASE);
+    gone[ngone++] = s;
+  }
+  if (ngone) {
+    // A handler that looked a segment up before the store may still use it:
+    // bump the generation and wait until none is inside the table.
+    __atomic_fetch_add(&__kmp_nt_gen, 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(&__kmp_nt_handlers_active, __ATOMIC_SEQ_CST))
+      KMP_CPU_PAUSE();
+    for (int j = 0; j < ngone; j++)
+      nt_free_segment(gone[j]);
+    __kmp_free(gone);
+  }
+  while (__kmp_nt_table_hwm > 0 && !__kmp_nt_table[__kmp_nt_table_hwm - 1])
+    __kmp_nt_table_hwm--;
+  if (!remaining)
+    TCW_4(__kmp_nexttouch_armed, 0);
+}
+
+// Disarm what is armed in [start, end) (everything for start == end == 0);
+// the pages are counted in pages_disarmed or pages_expired.
+static void nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
+  kmp_uint64 t0 = __kmp_nt_now_ns(), pages = 0;
+  int all = start == 0 && end == 0;
+  for (int i = 0; i < __kmp_nt_table_hwm; i++) {
+    kmp_nt_segment *s = __kmp_nt_table[i];
+    if (!s)
+      continue;
+    if (expired) {
+      if (nt_forks - s->armed_at < (kmp_uint64)__kmp_nexttouch_lifetime)
+        continue;
+    } else if (!all && (s->end <= start || s->base >= end)) {
+      continue;
+    }
+    uintptr_t a = all || expired || start < s->base ? s->base : start;
+    uintptr_t b = all || expired || end > s->end ? s->end : end;
+    size_t lo = (a - s->base) >> s->shift;
+    size_t hi = (b - s->base + ((uintptr_t)1 << s->shift) - 1) >> s->shift;
+    pages += nt_disarm_units(s, lo, hi);
+  }
+  if (expired)
+    KMP_NT_ADD(pages_expired, pages);
+  else
+    KMP_NT_ADD(pages_disarmed, pages);
+  nt_sweep();
+  KMP_NT_ADD(disarm_ns, __kmp_nt_now_ns() - t0);
+}
+
+// ---------------------------------------------------------------------------
+// fork(2): the child has one thread.  Nobody else is in the engine's lock
+// (prepare takes it), and a unit claimed by a thread the child does not have
+// is released where it is.
+
+static void nt_atfork_prepare() {
+  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
+}
+static void nt_atfork_parent() {
+  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
+}
+static void nt_atfork_child() {
+  for (int i = 0; i < __kmp_nt_table_hwm; i++) {
+    kmp_nt_segment *s = __kmp_nt_table[i];
+    if (!s)
+      continue;
+    for (size_t u = 0; u < s->nunits; u++)
+      if (s->state[u] == KMP_NT_CLAIMED) {
+        __kmp_nt_restore(s, u, 1);
+        __kmp_nt_done(s, u, 1);
+      }
+  }
+  __kmp_nt_handlers_active = 0;
+  __kmp_nt_teams_running = 0;
+  __kmp_init_bootstrap_lock(&__kmp_nt_lock);
+}
+
+void __kmp_nt_register_atfork() {
+  pthread_atfork(nt_atfork_prepare, nt_atfork_parent, nt_atfork_child);
+}
+
+#endif // KMP_NEXTTOUCH_SUPPORTED
+
+// ---------------------------------------------------------------------------
+// The runtime's hooks and the API
+
+void __kmp_nexttouch_fork(ident_t *loc, int gtid, kmp_team_t *team) {
+  (void)loc;
+#if KMP_NEXTTOUCH_SUPPORTED
+  // The hidden helper team forks once and joins at shutdown: it is not a
+  // region of the program; requests wait for the program's next one.
+  if (!team || team->t.t_nproc <= 1 || KMP_HIDDEN_HELPER_THREAD(gtid))
+    return;
+  __atomic_fetch_add(&__kmp_nt_teams_running, 1, __ATOMIC_ACQ_REL);
+  __atomic_fetch_add(&nt_forks, 1, __ATOMIC_RELAXED);
+  if (!TCR_4(__kmp_nexttouch_pending))
+    return;
+  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
+  if (__kmp_nt_npending)
+    nt_arm_pending();
+  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
+#else
+  (void)gtid;
+  (void)team;
+#endif
+}
+
+void __kmp_nexttouch_join(ident_t *loc, int gtid, kmp_team_t *team) {
+  (void)loc;
+#if KMP_NEXTTOUCH_SUPPORTED
+  if (!team || team->t.t_nproc <= 1 || KMP_HIDDEN_HELPER_THREAD(gtid))
+    return;
+  __atomic_fetch_sub(&__kmp_nt_teams_running, 1, __ATOMIC_ACQ_REL);
+  if (!TCR_4(__kmp_nexttouch_armed))
+    return;
+  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
+  if (__kmp_nexttouch_lifetime > 0)
+    nt_disarm_range(0, 0, 1);
+  else
+    nt_sweep();
+  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
+#else
+  (void)gtid;
+  (void)team;
+#endif
+}
+
+// Called first in __kmp_cleanup: the program is done with its regions, so
+// what is still armed goes back where it is, and the counters are reported.
+void __kmp_nexttouch_cleanup(void) {
+  if (!TCR_4(__kmp_nt_initialized))
+    return;
+#if KMP_NEXTTOUCH_SUPPORTED
+  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
+  __kmp_nt_npending = 0;
+  TCW_4(__kmp_nexttouch_pending, 0);
+  if (TCR_4(__kmp_nexttouch_armed))
+    nt_disarm_range(0, 0, 0);
+  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
+  __kmp_nt_report();
+#endif
+}
+
+extern "C" int kmp_nexttouch_disarm(void *ptr, size_t len) {
+#if KMP_NEXTTOUCH_SUPPORTED
+  uintptr_t start = 0, end = 0;
+  if (ptr || len) {
+    uintptr_t p = (uintptr_t)ptr, pg = (uintptr_t)__kmp_nt_page;
+    if (!ptr)
+      return EINVAL;
+    if (len > (size_t)PTRDIFF_MAX || p > UINTPTR_MAX - len - pg)
+      return EOVERFLOW;
+    if (!len)
+      return 0;
+    start = p & ~(pg - 1);
+    end = (p + len + pg - 1) & ~(pg - 1);
+  }
+  if (!TCR_4(__kmp_nt_initialized))
+    return 0;
+  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
+  if (start == end)
+    __kmp_nt_npending = 0, TCW_4(__kmp_nexttouch_pending, 0);
+  else
+    __kmp_nt_remove_pending(start, end);
+  if (TCR_4(__kmp_nexttouch_armed))
+    nt_disarm_range(start, end, 0);
+  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
+  return 0;
+#else
+  (void)ptr;
+  (void)len;
+  return 0;
+#endif
+}

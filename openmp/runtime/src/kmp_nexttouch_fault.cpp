@@ -1,0 +1,270 @@
+/*
+ * kmp_nexttouch_fault.cpp -- affinity-on-next-touch: the SIGSEGV handler.
+ *
+ * RUNS IN THE SIGSEGV HANDLER: async-signal-safe code only -- no locks, no
+ * allocation, no stdio, no libomp data structures (a request may have armed
+ * the heap they live in).  Everything it reads lives in the engine's own
+ * mappings (the segment table, state bytes, the cpu -> node table) or in
+ * initial-exec TLS.
+ *
+ * A fault on an armed unit claims it with one CAS on its state byte (and,
+ * with the adaptive window, the untouched units after it), migrates the batch
+ * to the faulting thread's node -- or, when no team is running, leaves it
+ * where it is -- restores the protection and releases the units.  Threads
+ * faulting on a claimed unit wait for its release.  Faults that are not ours
+ * go to the handler that was installed before ours, or end the process.
+ */
+
+//===----------------------------------------------------------------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "kmp_nexttouch.h"
+
+#if KMP_NEXTTOUCH_SUPPORTED
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+
+kmp_nt_segment *volatile __kmp_nt_table[KMP_NT_MAX_SEGMENTS];
+volatile int __kmp_nt_table_hwm = 0;
+volatile int __kmp_nt_handlers_active = 0;
+volatile kmp_uint64 __kmp_nt_gen = 1;
+volatile int __kmp_nt_teams_running = 0;
+
+// Initial-exec TLS: an access is one %fs-relative load, never
+// __tls_get_addr (whose DTV lives in the heap, which a request may arm).
+#define NT_TLS __thread __attribute__((tls_model("initial-exec")))
+
+// The adaptive window follows a few sequential streams per thread, as
+// readahead and hardware prefetchers do: a thread that walks two or three
+// armed arrays at once (c[i] = a[i] + b[i]) grows a window on each.
+#define NT_STREAMS 4
+struct nt_stream {
+  const kmp_nt_segment *seg;
+  kmp_uint64 gen; // __kmp_nt_gen when it was last used
+  size_t next; // the unit that continues the stream
+  int window; // pages of its last batch
+  unsigned lru;
+};
+static NT_TLS nt_stream nt_tls_streams[NT_STREAMS];
+static NT_TLS unsigned nt_tls_clock;
+static NT_TLS uintptr_t nt_tls_last_page;
+static NT_TLS kmp_uint64 nt_tls_last_gen;
+// Set while a fault that is not ours runs the previous handler: if that
+// handler calls ours again for the same fault (it chains to what it found,
+// which may be us), the fault gets the default action.  A handler that leaves
+// with siglongjmp never clears it; the frame address tells a call back (a
+// deeper frame for the same siginfo) from a later fault.
+static NT_TLS const siginfo_t *nt_tls_chain_si;
+static NT_TLS uintptr_t nt_tls_chain_frame;
+
+static struct sigaction nt_prev_action;
+
+// The window for a fault at unit u of seg: grows on the stream it continues.
+static nt_stream *nt_stream_for(const kmp_nt_segment *seg, size_t u,
+                                kmp_uint64 gen, int *w) {
+  nt_stream *victim = &nt_tls_streams[0];
+  for (int i = 0; i < NT_STREAMS; i++) {
+    nt_stream *s = &nt_tls_streams[i];
+    if (s->seg == seg && s->gen == gen && s->next == u) {
+      *w = 2 * s->window;
+      if (*w > __kmp_nexttouch_max_window)
+        *w = __kmp_nexttouch_max_window;
+      return s;
+    }
+    if (s->lru < victim->lru)
+      victim = s;
+  }
+  *w = 1;
+  return victim;
+}
+
+// Returns 1 if the fault was ours (retry the access), 0 to chain.
+static int nt_fault(uintptr_t addr) {
+  kmp_uint64 gen = __atomic_load_n(&__kmp_nt_gen, __ATOMIC_ACQUIRE);
+  uintptr_t page = addr & ~((uintptr_t)__kmp_nt_page - 1);
+  if (nt_tls_last_page == page && nt_tls_last_gen == gen)
+    return 0; // the same fault again: not (or no longer) ours
+  nt_tls_last_page = page;
+  nt_tls_last_gen = gen;
+
+  __atomic_fetch_add(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
+  kmp_nt_segment *seg = NULL;
+  int hwm = __atomic_load_n(&__kmp_nt_table_hwm, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < hwm; i++) {
+    kmp_nt_segment *s = __atomic_load_n(&__kmp_nt_table[i], __ATOMIC_ACQUIRE);
+    if (s && addr >= s->base && addr < s->end) {
+      seg = s;
+      break;
+    }
+  }
+  if (!seg) {
+    __atomic_fetch_sub(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
+    // A segment disarmed since the fault has its protection restored: retry
+    // once.  Anything else faults again at the same page and is chained.
+    return gen > 1;
+  }
+  kmp_uint64 t0 = __kmp_nt_now_ns();
+  size_t u = (addr - seg->base) >> seg->shift;
+  int spins = 0;
+  for (;;) {
+    unsigned char s = __atomic_load_n(&seg->state[u], __ATOMIC_ACQUIRE);
+    if (s & KMP_NT_ARMED) {
+      if (!__atomic_compare_exchange_n(&seg->state[u], &s, KMP_NT_CLAIMED,
+                                       false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE))
+        continue;
+      // Ours.  Serial code (no team runs) gets the unit back where it is.
+      if (!__atomic_load_n(&__kmp_nt_teams_running, __ATOMIC_ACQUIRE)) {
+        __kmp_nt_restore(seg, u, 1);
+        __kmp_nt_done(seg, u, 1);
+        KMP_NT_ADD(pages_touched_serial, __kmp_nt_unit_pages(seg));
+        break;
+      }
+      // Extend the batch over the following untouched units.
+      unsigned char old[KMP_NEXTTOUCH_MAX_WINDOW];
+      old[0] = s;
+      int unit_pages = (int)__kmp_nt_unit_pages(seg);
+      int w;
+      nt_stream *st = NULL;
+      if (__kmp_nexttouch_window)
+        w = __kmp_nexttouch_window;
+      else
+        st = nt_stream_for(seg, u, gen, &w);
+      size_t wu = (size_t)(w + unit_pages - 1) / unit_pages;
+      if (wu > KMP_NEXTTOUCH_MAX_WINDOW)
+        wu = KMP_NEXTTOUCH_MAX_WINDOW;
+      size_t n = 1;
+      while (n < wu && u + n < seg->nunits) {
+        unsigned char t =
+            __atomic_load_n(&seg->state[u + n], __ATOMIC_ACQUIRE);
+        if (!(t & KMP_NT_ARMED) ||
+            !__atomic_compare_exchange_n(&seg->state[u + n], &t,
+                                         KMP_NT_CLAIMED, false,
+                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+          break;
+        old[n++] = t;
+      }
+      int node = __kmp_nt_node_of_current_cpu();
+      int fix = __kmp_nt_migrate(seg, u, n, old, node);
+      __kmp_nt_restore(seg, u, n);
+      if (fix)
+        __kmp_nt_fixup(seg, u, n, old, node);
+      __kmp_nt_done(seg, u, n);
+      if (st) {
+        st->seg = seg;
+        st->gen = gen;
+        st->next = u + n;
+        st->window = w;
+        st->lru = ++nt_tls_clock;
+      }
+      KMP_NT_ADD(batches, 1);
+      break;
+    }
+    if (s == KMP_NT_CLAIMED) { // another thread migrates it: wait for it
+      if (++spins < 1000)
+        KMP_CPU_PAUSE();
+      else
+        sched_yield();
+      continue;
+    }
+    break; // released meanwhile
+  }
+  KMP_NT_ADD(faults, 1);
+  KMP_NT_ADD(fault_ns, __kmp_nt_now_ns() - t0);
+  __atomic_fetch_sub(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
+  return 1;
+}
+
+static void nt_handler(int sig, siginfo_t *si, void *uc);
+
+static void nt_chain(int sig, siginfo_t *si, void *uc) {
+  struct sigaction prev = nt_prev_action;
+  uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
+  if (nt_tls_chain_si == si && frame < nt_tls_chain_frame) {
+    // The handler we chained to called us back for the same fault.
+    prev.sa_handler = SIG_DFL;
+    prev.sa_flags = 0;
+  }
+  void (*call)(int, siginfo_t *, void *) = NULL;
+  void (*call_plain)(int) = NULL;
+  if ((prev.sa_flags & SA_SIGINFO) && prev.sa_sigaction &&
+      prev.sa_sigaction != nt_handler)
+    call = prev.sa_sigaction;
+  else if (!(prev.sa_flags & SA_SIGINFO) && prev.sa_handler != SIG_DFL &&
+           prev.sa_handler != SIG_IGN)
+    call_plain = prev.sa_handler;
+  if (call || call_plain) {
+    // Run it as the kernel would: with its own mask (plus the signal, unless
+    // SA_NODEFER).  It may return, or leave with siglongjmp.
+    sigset_t old, mask = prev.sa_mask;
+    if (!(prev.sa_flags & SA_NODEFER))
+      sigaddset(&mask, sig);
+    pthread_sigmask(SIG_SETMASK, &mask, &old);
+    const siginfo_t *saved_si = nt_tls_chain_si;
+    uintptr_t saved_frame = nt_tls_chain_frame;
+    nt_tls_chain_si = si;
+    nt_tls_chain_frame = frame;
+    if (call)
+      call(sig, si, uc);
+    else
+      call_plain(sig);
+    nt_tls_chain_si = saved_si;
+    nt_tls_chain_frame = saved_frame;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return;
+  }
+  // Default action: die by the signal.  A fault re-executes the instruction
+  // once the handler returns; a signal sent with kill() is raised again.
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, NULL);
+  if (si->si_code <= 0)
+    raise(sig);
+}
+
+static void nt_handler(int sig, siginfo_t *si, void *uc) {
+  int saved_errno = errno;
+  if (sig == SIGSEGV && si && si->si_code == SEGV_ACCERR &&
+      nt_fault((uintptr_t)si->si_addr)) {
+    errno = saved_errno;
+    return;
+  }
+  errno = saved_errno;
+  nt_chain(sig, si, uc);
+}
+
+// Put our handler first; whatever was there becomes the one we chain to.
+// The handler runs with every other catchable signal blocked: a signal
+// handler that ran while this thread holds a claim, and touched the unit
+// (or stopped the world until another thread finished), could never finish.
+void __kmp_nt_install_handler() {
+  struct sigaction cur;
+  if (sigaction(SIGSEGV, NULL, &cur) != 0)
+    return;
+  if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == nt_handler)
+    return;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = nt_handler;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+  sigfillset(&sa.sa_mask);
+  // Synchronous faults are never blocked (the kernel would kill us).
+  sigdelset(&sa.sa_mask, SIGSEGV);
+  sigdelset(&sa.sa_mask, SIGBUS);
+  sigdelset(&sa.sa_mask, SIGILL);
+  sigdelset(&sa.sa_mask, SIGFPE);
+  sigdelset(&sa.sa_mask, SIGTRAP);
+  nt_prev_action = cur;
+  KMP_MB();
+  sigaction(SIGSEGV, &sa, NULL);
+}
+
+#endif // KMP_NEXTTOUCH_SUPPORTED

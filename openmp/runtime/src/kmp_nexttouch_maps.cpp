@@ -1,0 +1,166 @@
+/*
+ * kmp_nexttouch_maps.cpp -- affinity-on-next-touch: the process's VMAs as
+ * /proc/self/maps (or smaps, for AnonHugePages) lists them, and which ranges
+ * a request may arm.
+ *
+ * Runs when a request is made and when requests are armed, never in a
+ * signal handler.
+ */
+
+//===----------------------------------------------------------------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "kmp_nexttouch.h"
+
+#if KMP_NEXTTOUCH_SUPPORTED
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static uintptr_t nt_hex(const char *&s) {
+  uintptr_t v = 0;
+  for (;; s++) {
+    int c = *s;
+    if (c >= '0' && c <= '9')
+      v = v * 16 + (c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v = v * 16 + (c - 'a' + 10);
+    else
+      return v;
+  }
+}
+
+// The whole file in one buffer (allocated with __kmp_allocate).
+static char *nt_slurp(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  size_t cap = 1 << 16, len = 0;
+  char *buf = (char *)__kmp_allocate(cap);
+  for (;;) {
+    if (len + 4096 > cap) {
+      char *nb = (char *)__kmp_allocate(cap * 2);
+      memcpy(nb, buf, len);
+      __kmp_free(buf);
+      buf = nb;
+      cap *= 2;
+    }
+    ssize_t r = read(fd, buf + len, cap - len - 1);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      break;
+    len += r;
+  }
+  close(fd);
+  buf[len] = 0;
+  return buf;
+}
+
+int __kmp_nt_read_maps(kmp_nt_vma **out, int smaps) {
+  char *buf = nt_slurp(smaps ? "/proc/self/smaps" : "/proc/self/maps");
+  if (!buf)
+    return -1;
+  int n = 0, cap = 64;
+  kmp_nt_vma *v = (kmp_nt_vma *)__kmp_allocate(sizeof(kmp_nt_vma) * cap);
+  for (const char *s = buf; *s;) {
+    const char *eol = strchr(s, '\n');
+    if (!eol)
+      eol = s + strlen(s);
+    if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f'))) {
+      // An smaps field of the last VMA ("AnonHugePages:    2048 kB").
+      if (n && !strncmp(s, "AnonHugePages:", 14)) {
+        const char *t = s + 14;
+        while (*t == ' ')
+          t++;
+        uintptr_t kb = 0;
+        while (*t >= '0' && *t <= '9')
+          kb = kb * 10 + (*t++ - '0');
+        v[n - 1].thp_bytes = kb << 10;
+      }
+      s = *eol ? eol + 1 : eol;
+      continue;
+    }
+    kmp_nt_vma m;
+    m.thp_bytes = 0;
+    m.start = nt_hex(s);
+    if (*s == '-')
+      s++;
+    m.end = nt_hex(s);
+    while (*s == ' ')
+      s++;
+    m.prot = 0;
+    if (eol - s >= 4) {
+      if (s[0] == 'r')
+        m.prot |= PROT_READ;
+      if (s[1] == 'w')
+        m.prot |= PROT_WRITE;
+      if (s[2] == 'x')
+        m.prot |= PROT_EXEC;
+    }
+    const char *t = eol;
+    while (t > s && t[-1] == ' ')
+      t--;
+    m.stack = t - s >= 7 && !strncmp(t - 7, "[stack]", 7);
+    if (n == cap) {
+      kmp_nt_vma *nv = (kmp_nt_vma *)__kmp_allocate(sizeof(kmp_nt_vma) * cap * 2);
+      memcpy(nv, v, sizeof(kmp_nt_vma) * n);
+      __kmp_free(v);
+      v = nv;
+      cap *= 2;
+    }
+    v[n++] = m;
+    s = *eol ? eol + 1 : eol;
+  }
+  __kmp_free(buf);
+  *out = v;
+  return n;
+}
+
+// The calling thread's stack, guard included.
+static void nt_my_stack(uintptr_t *lo, uintptr_t *hi) {
+  pthread_attr_t attr;
+  void *addr;
+  size_t size, guard = 0;
+  *lo = *hi = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0)
+    return;
+  if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+    pthread_attr_getguardsize(&attr, &guard);
+    *lo = (uintptr_t)addr - guard;
+    *hi = (uintptr_t)addr + size;
+  }
+  pthread_attr_destroy(&attr);
+}
+
+int __kmp_nt_check_range(const kmp_nt_vma *v, int n, uintptr_t start,
+                         uintptr_t end) {
+  uintptr_t lo, hi;
+  nt_my_stack(&lo, &hi);
+  if (start < hi && end > lo)
+    return EINVAL;
+  uintptr_t at = start;
+  for (int i = 0; i < n && at < end; i++) {
+    if (v[i].end <= at)
+      continue;
+    if (v[i].start > at)
+      return EFAULT;
+    if ((v[i].prot & (PROT_READ | PROT_WRITE)) != (PROT_READ | PROT_WRITE) ||
+        (v[i].prot & PROT_EXEC))
+      return EACCES;
+    if (v[i].stack)
+      return EINVAL;
+    at = v[i].end;
+  }
+  return at < end ? EFAULT : 0;
+}
+
+#endif // KMP_NEXTTOUCH_SUPPORTED

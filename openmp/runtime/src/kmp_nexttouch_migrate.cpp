@@ -1,0 +1,241 @@
+/*
+ * kmp_nexttouch_migrate.cpp -- affinity-on-next-touch: moving claimed pages
+ * to a node and giving them back their protection.
+ *
+ * RUNS IN THE SIGSEGV HANDLER (kmp_nexttouch_fault.cpp calls it on every
+ * fault on an armed page): async-signal-safe code only -- raw system calls,
+ * atomics on the counters, no locks, no allocation, no stdio, no libomp data
+ * structures.  Arming and disarming (kmp_nexttouch_arm.cpp) use it too.
+ */
+
+//===----------------------------------------------------------------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "kmp_nexttouch.h"
+
+#if KMP_NEXTTOUCH_SUPPORTED
+#include <errno.h>
+#include <linux/mempolicy.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+long __kmp_nt_move_pages(unsigned long count, void **pages, const int *nodes,
+                         int *status, int flags) {
+  return syscall(SYS_move_pages, 0, count, pages, nodes, status, flags);
+}
+long __kmp_nt_mbind(void *addr, unsigned long len, int mode,
+                    const unsigned long *mask, unsigned long maxnode,
+                    unsigned flags) {
+  return syscall(SYS_mbind, addr, len, mode, mask, maxnode, flags);
+}
+long __kmp_nt_get_mempolicy(int *mode, unsigned long *mask,
+                            unsigned long maxnode, void *addr,
+                            unsigned long flags) {
+  return syscall(SYS_get_mempolicy, mode, mask, maxnode, addr, flags);
+}
+
+kmp_uint64 __kmp_nt_now_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (kmp_uint64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void *__kmp_nt_private_alloc(size_t bytes) {
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+void __kmp_nt_private_free(void *p, size_t bytes) { munmap(p, bytes); }
+
+// Failed moves by reason: [0] busy, [1] out of memory, [2] other.
+enum { NT_FAIL_BUSY, NT_FAIL_NOMEM, NT_FAIL_OTHER, NT_FAIL_KINDS };
+static int nt_move_error_kind(int err) {
+  if (err == EBUSY || err == EAGAIN || err == EIO || err == EPERM)
+    return NT_FAIL_BUSY;
+  if (err == ENOMEM || err == ENOSPC)
+    return NT_FAIL_NOMEM;
+  return NT_FAIL_OTHER;
+}
+
+static void nt_count_move_errors(const kmp_uint64 *fails) {
+  if (fails[NT_FAIL_BUSY])
+    KMP_NT_ADD(fail_move_busy, fails[NT_FAIL_BUSY]);
+  if (fails[NT_FAIL_NOMEM])
+    KMP_NT_ADD(fail_move_nomem, fails[NT_FAIL_NOMEM]);
+  if (fails[NT_FAIL_OTHER])
+    KMP_NT_ADD(fail_move_other, fails[NT_FAIL_OTHER]);
+}
+
+static void nt_count_move_error(int err, kmp_uint64 pages) {
+  kmp_uint64 fails[NT_FAIL_KINDS] = {0, 0, 0};
+  fails[nt_move_error_kind(err)] = pages;
+  nt_count_move_errors(fails);
+}
+
+enum { NT_CHUNK = 32 }; // pages per move_pages call on the fault path
+
+// Collects into pages[] (at most NT_CHUNK) the addresses of the claimed units
+// from *i on, of [u, u+n), that were not on `node` when claimed; advances *i.
+static int nt_gather(const kmp_nt_segment *seg, size_t u, size_t *i, size_t n,
+                     const unsigned char *old, int node, void **pages) {
+  int k = 0;
+  for (; *i < n && k < NT_CHUNK; ++*i)
+    if ((old[*i] & KMP_NT_NODE_UNKNOWN) != node)
+      pages[k++] = (void *)(seg->base + ((u + *i) << seg->shift));
+  return k;
+}
+
+// Migrate the claimed units [u, u+n) of seg to `node`; old[i] is the state
+// each had when it was claimed.  Returns 1 if mbind failed for part of the
+// run: __kmp_nt_fixup() then finishes the job once the pages are accessible.
+int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
+                      const unsigned char *old, int node) {
+  kmp_uint64 unit_pages = __kmp_nt_unit_pages(seg);
+  kmp_uint64 local = 0, want = 0;
+  for (size_t i = 0; i < n; i++) {
+    int was = old[i] & KMP_NT_NODE_UNKNOWN;
+    if (node >= 0 && was == node)
+      local++;
+    else
+      want++;
+  }
+  if (local)
+    KMP_NT_ADD(pages_already_local, local * unit_pages);
+  if (!want || node < 0) {
+    if (want)
+      KMP_NT_ADD(fail_move_other, want * unit_pages);
+    return 0;
+  }
+  kmp_uint64 moved = 0;
+  if (__kmp_nt_mech == kmp_nt_mech_mbind || seg->shift > __kmp_nt_page_shift) {
+    // One call for the run: the kernel moves only the pages that are not on
+    // `node` already.  It leaves MPOL_BIND behind: restore the range's policy.
+    unsigned long mask[KMP_NT_MASK_WORDS];
+    for (int w = 0; w < KMP_NT_MASK_WORDS; w++)
+      mask[w] = 0;
+    mask[node / (8 * sizeof(long))] |= 1UL << (node % (8 * sizeof(long)));
+    void *a = (void *)(seg->base + (u << seg->shift));
+    size_t len = n << seg->shift;
+    long r = __kmp_nt_mbind(a, len, MPOL_BIND, mask, KMP_NT_MAXNODE,
+                      MPOL_MF_MOVE | MPOL_MF_STRICT);
+    if (r) // a page may be transiently busy (e.g. still in a per-CPU LRU list)
+      r = __kmp_nt_mbind(a, len, MPOL_BIND, mask, KMP_NT_MAXNODE,
+                   MPOL_MF_MOVE | MPOL_MF_STRICT);
+    if (seg->pol_mode == MPOL_DEFAULT)
+      __kmp_nt_mbind(a, len, MPOL_DEFAULT, NULL, 0, 0);
+    else
+      __kmp_nt_mbind(a, len, seg->pol_mode, seg->pol_mask, KMP_NT_MAXNODE, 0);
+    if (r)
+      return 1; // which pages moved is only known once they are accessible
+    moved = want * unit_pages;
+  } else {
+    // Per page.  A kernel that does not move PROT_NONE pages says -ENOENT
+    // (only if KMP_NEXTTOUCH_MECHANISM forces move_pages there): leave the
+    // whole run to nt_fixup(), which counts it once the pages are accessible.
+    void *pages[NT_CHUNK];
+    int nodes[NT_CHUNK], status[NT_CHUNK];
+    for (int j = 0; j < NT_CHUNK; j++)
+      nodes[j] = node;
+    // Failures are counted at the end: if the run goes to nt_fixup(), it
+    // counts them there, once.
+    kmp_uint64 fails[NT_FAIL_KINDS] = {0, 0, 0};
+    size_t i = 0;
+    while (i < n) {
+      int k = nt_gather(seg, u, &i, n, old, node, pages);
+      if (!k)
+        continue;
+      long r = __kmp_nt_move_pages(k, pages, nodes, status, MPOL_MF_MOVE);
+      if (r < 0) {
+        if (errno == ENOENT)
+          return 1;
+        fails[NT_FAIL_OTHER] += k;
+        continue;
+      }
+      for (int j = 0; j < k; j++) {
+        if (status[j] == node)
+          moved++;
+        else if (status[j] == -ENOENT)
+          return 1;
+        else
+          fails[nt_move_error_kind(-status[j])]++;
+      }
+    }
+    nt_count_move_errors(fails);
+  }
+  __kmp_nt_count_moved(node, moved);
+  return 0;
+}
+
+// After a failed mbind: the run is accessible again but not yet released to
+// other threads' faults.  Ask where each page is, move the others with
+// move_pages (which works on accessible pages on every kernel), count.
+void __kmp_nt_fixup(kmp_nt_segment *seg, size_t u, size_t n,
+                     const unsigned char *old, int node) {
+  void *pages[NT_CHUNK];
+  int nodes[NT_CHUNK], status[NT_CHUNK];
+  for (int j = 0; j < NT_CHUNK; j++)
+    nodes[j] = node;
+  kmp_uint64 unit_pages = __kmp_nt_unit_pages(seg);
+  kmp_uint64 moved = 0;
+  size_t i = 0;
+  while (i < n) {
+    // Units already on `node` were counted as local by nt_migrate().
+    int k = nt_gather(seg, u, &i, n, old, node, pages);
+    if (!k)
+      continue;
+    if (__kmp_nt_move_pages(k, pages, NULL, status, 0) != 0) {
+      nt_count_move_error(errno, k * unit_pages);
+      continue;
+    }
+    int m = 0; // keep the pages that are not on `node` yet
+    for (int j = 0; j < k; j++) {
+      if (status[j] == node)
+        moved += unit_pages;
+      else
+        pages[m++] = pages[j];
+    }
+    if (!m)
+      continue;
+    if (__kmp_nt_move_pages(m, pages, nodes, status, MPOL_MF_MOVE) < 0) {
+      nt_count_move_error(errno, m * unit_pages);
+      continue;
+    }
+    for (int j = 0; j < m; j++) {
+      if (status[j] == node)
+        moved += unit_pages;
+      else if (status[j] < 0)
+        nt_count_move_error(-status[j], unit_pages);
+      else
+        KMP_NT_ADD(fail_move_other, unit_pages);
+    }
+  }
+  __kmp_nt_count_moved(node, moved);
+}
+
+// Give the claimed units [u, u+n) back their protection.
+void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n) {
+  void *a = (void *)(seg->base + (u << seg->shift));
+  if (mprotect(a, n << seg->shift, seg->prot) != 0) {
+    // Most likely the VMA limit (vm.max_map_count): open the whole segment;
+    // its other armed pages lose next-touch but stay correct.
+    mprotect((void *)seg->base, seg->end - seg->base, seg->prot);
+    KMP_NT_ADD(fail_restore, 1);
+  }
+}
+
+// Release them: threads waiting in the fault path may go on.
+void __kmp_nt_done(kmp_nt_segment *seg, size_t u, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    __atomic_store_n(&seg->state[u + i], KMP_NT_DONE, __ATOMIC_RELEASE);
+  __atomic_fetch_sub(&seg->armed_units, n, __ATOMIC_RELEASE);
+}
+
+
+#endif // KMP_NEXTTOUCH_SUPPORTED
