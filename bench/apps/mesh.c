@@ -107,6 +107,8 @@ int main(int argc, char **argv) {
   nt_app_array("nodelist", nodelist, 4 * nel, sizeof(int), NT_OWN_LINEAR, 4, 0, nel, NULL);
   nt_app_array("cornerstart", cornerstart, nnod + 1, sizeof(int), NT_OWN_LINEAR, 1, 0, nnod, NULL);
   nt_app_array("cornerlist", cornerlist, 4 * nel, sizeof(int), NT_OWN_CSR, 1, 0, nnod, cornerstart);
+  nt_app_array("symmx", symmx, NN, sizeof(int), NT_OWN_LINEAR, 1, 0, NN, NULL);
+  nt_app_array("symmy", symmy, NN, sizeof(int), NT_OWN_LINEAR, 1, 0, NN, NULL);
   const char *nn[] = {"x", "y", "xd", "yd", "xdd", "ydd", "xh", "yh", "fx", "fy", "nmass"};
   double *np_[] = {x, y, xd, yd, xdd, ydd, xh, yh, fx, fy, nmass};
   for (int k = 0; k < 11; k++)

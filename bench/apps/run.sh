@@ -9,6 +9,9 @@
 #   THP=always bench/apps/run.sh            guest THP mode (default madvise:
 #                                           4 KiB pages, so that faults/page
 #                                           shows the batch window)
+#   LIBOMP_DIR=dir bench/apps/run.sh        link and run against the libomp.so
+#                                           in dir (e.g. a saved copy) instead
+#                                           of the toolchain's
 #
 # Guests: 2 nodes with 2 vCPUs, 4 nodes with 4 vCPUs (1 GiB per node), one
 # thread per vCPU, OMP_PROC_BIND=spread OMP_PLACES=cores, numa_balancing 0.
@@ -24,11 +27,17 @@ nodes_list=${NODES:-2 4}
 progs=${PROGS:-stream jacobi cg mesh batchwin}
 thp=${THP:-madvise}
 numavm=$top/tools/numa-vm/numa-vm
+ldflags=()
+if [ -n "${LIBOMP_DIR:-}" ]; then
+  libdir=$(cd "$LIBOMP_DIR" && pwd)
+  ldflags=(-L"$libdir" -Wl,-rpath,"$libdir")
+fi
 
 [ -x "$cc" ] || { echo "run.sh: $cc not found: run make first" >&2; exit 2; }
 mkdir -p "$out/logs"
 for p in $progs; do
-  "$cc" -fopenmp -O2 -Wall -Wextra "$src/$p.c" -lnuma -lm -o "$out/$p" ||
+  "$cc" -fopenmp -O2 -Wall -Wextra "$src/$p.c" "${ldflags[@]}" -lnuma -lm \
+    -o "$out/$p" ||
     { echo "run.sh: building $p failed" >&2; exit 2; }
 done
 
