@@ -125,6 +125,24 @@ int __kmp_nt_read_maps(kmp_nt_vma **out, int smaps) {
   return n;
 }
 
+// Is [a, b) inside segments the engine armed (under __kmp_nt_lock)?  Their
+// VMAs are PROT_NONE until the pages are touched.
+static int nt_armed(uintptr_t a, uintptr_t b) {
+  while (a < b) {
+    int found = 0;
+    for (int i = 0; i < __kmp_nt_table_hwm && !found; i++) {
+      kmp_nt_segment *s = __kmp_nt_table[i];
+      if (s && s->base <= a && a < s->end && s->prot & PROT_WRITE) {
+        a = s->end;
+        found = 1;
+      }
+    }
+    if (!found)
+      return 0;
+  }
+  return 1;
+}
+
 // The calling thread's stack, guard included.
 static void nt_my_stack(uintptr_t *lo, uintptr_t *hi) {
   pthread_attr_t attr;
@@ -153,8 +171,12 @@ int __kmp_nt_check_range(const kmp_nt_vma *v, int n, uintptr_t start,
       continue;
     if (v[i].start > at)
       return EFAULT;
-    if ((v[i].prot & (PROT_READ | PROT_WRITE)) != (PROT_READ | PROT_WRITE) ||
-        (v[i].prot & PROT_EXEC))
+    uintptr_t e = v[i].end < end ? v[i].end : end;
+    int prot = v[i].prot;
+    if (prot == PROT_NONE && nt_armed(at, e))
+      prot = PROT_READ | PROT_WRITE; // still armed by an earlier request
+    if ((prot & (PROT_READ | PROT_WRITE)) != (PROT_READ | PROT_WRITE) ||
+        (prot & PROT_EXEC))
       return EACCES;
     if (v[i].stack)
       return EINVAL;

@@ -11,6 +11,7 @@
 // CHECK-DAG: [host] KMP_NEXTTOUCH='TRUE'
 // CHECK-DAG: [host] KMP_NEXTTOUCH_COUNTERS='FALSE'
 // CHECK-DAG: [host] KMP_NEXTTOUCH_FORCE='TRUE'
+// CHECK-DAG: [host] KMP_NEXTTOUCH_LIFETIME='unlimited'
 // CHECK-DAG: [host] KMP_NEXTTOUCH_MAX_WINDOW='512'
 // CHECK-DAG: [host] KMP_NEXTTOUCH_MECHANISM='mbind'
 // CHECK-DAG: [host] KMP_NEXTTOUCH_THP='TRUE'
@@ -18,6 +19,7 @@
 // CHECK: OPENMP DISPLAY ENVIRONMENT END
 // CHECK: display_env: PASS
 // OFF: KMP_NEXTTOUCH_WINDOW: "bogus" is an invalid value; ignored.
+// OFF-NOT: will be used
 // OFF: display_env off: PASS
 #include "nexttouch_test.h"
 

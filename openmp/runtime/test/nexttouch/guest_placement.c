@@ -3,8 +3,9 @@
 // serial code touches it (nothing may move), then a parallel loop touches one
 // int per page of [U, N).  The test records its own ground truth: the CPU of
 // the thread that touched each page first, mapped to a node with libnuma.
-// After the region, move_pages() must report every touched page on that node,
-// the untouched pages [0, U) where they were, the counters must agree page
+// After the region (and kmp_nexttouch_disarm() for the pages nobody touched,
+// which stay armed otherwise), move_pages() must report every touched page on
+// that node, the untouched pages [0, U) where they were, the counters must agree page
 // for page (per destination node), and the checksum must be unchanged.
 //
 // One guest boot runs every configuration, each in a fresh process:
@@ -119,6 +120,9 @@ static int child(const char *sched, int adaptive, const char *name) {
       }
     }
   }
+  // The untouched pages stay armed after the region: end their arming, so
+  // they can be asked where they are (and must still be there).
+  NT_CHECK(kmp_nexttouch_disarm(a, N * pg) == 0, "disarm");
   kmp_nexttouch_counters_t c1 = nt_counters();
   nt_nodes_of((char *)a, N, now);
   unsigned long long want_migrated = 0, want_local = 0;

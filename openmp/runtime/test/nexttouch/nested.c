@@ -2,10 +2,10 @@
 //  1. a request executed inside a parallel region is armed at the next fork
 //     (here: the next top-level region), not in the region that made it;
 //  2. nested regions inside the region that armed a request neither re-arm
-//     nor disarm it: untouched pages are disarmed at the join of the team
-//     whose fork armed them;
+//     nor disarm it, and neither does the outer join: untouched pages stay
+//     armed until kmp_nexttouch_disarm();
 //  3. a request made inside a region is armed by a nested region's fork when
-//     nested parallelism is active, and disarmed at that nested join.
+//     nested parallelism is active; its join does not disarm it either.
 // RUN: %libomp-compile && env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 %libomp-run | FileCheck %s
 // REQUIRES: linux
 // CHECK: nested: PASS
@@ -72,10 +72,15 @@ int main(void) {
   NT_CHECK(mid.pages_disarmed == c0.pages_disarmed,
            "inner joins disarmed %llu pages",
            (unsigned long long)(mid.pages_disarmed - c0.pages_disarmed));
-  NT_CHECK(c1.pages_disarmed - c0.pages_disarmed == N / 2,
+  NT_CHECK(c1.pages_disarmed == c0.pages_disarmed,
            "outer join disarmed %llu pages",
            (unsigned long long)(c1.pages_disarmed - c0.pages_disarmed));
   NT_CHECK(c1.faults - c0.faults == N / 2, "faults");
+  NT_CHECK(kmp_nexttouch_disarm(b, N * pg) == 0, "disarm b");
+  c1 = nt_counters();
+  NT_CHECK(c1.pages_disarmed - c0.pages_disarmed == N / 2,
+           "kmp_nexttouch_disarm: %llu pages",
+           (unsigned long long)(c1.pages_disarmed - c0.pages_disarmed));
 
   // 3. A request inside a region, armed by a nested fork.
   kmp_nexttouch_counters_t in0, in1;
@@ -91,8 +96,13 @@ int main(void) {
     }
   }
   NT_CHECK(in1.pages_armed - in0.pages_armed == N, "armed by the nested fork");
-  NT_CHECK(in1.pages_disarmed - in0.pages_disarmed == N - N / 4,
+  NT_CHECK(in1.pages_disarmed == in0.pages_disarmed,
            "disarmed at the nested join: %llu",
+           (unsigned long long)(in1.pages_disarmed - in0.pages_disarmed));
+  NT_CHECK(kmp_nexttouch_disarm(NULL, 0) == 0, "disarm all");
+  in1 = nt_counters();
+  NT_CHECK(in1.pages_disarmed - in0.pages_disarmed == N - N / 4,
+           "kmp_nexttouch_disarm(NULL, 0): %llu",
            (unsigned long long)(in1.pages_disarmed - in0.pages_disarmed));
 
   for (int p = 0; p < N; p++) {
