@@ -1,5 +1,6 @@
 # Affinity-on-next-touch for LLVM 19.1.7's OpenMP: build and test.
 #
+#   make demo            start here: build what is missing, run demo/ in a 4-node guest
 #   make                 deps + patched source + clang + libomp -> build/bin/clang
 #   make check           the project's tests (clang, libomp, NUMA guest) with lit
 #   make check-upstream  upstream clang/test/OpenMP and openmp/runtime/test
@@ -39,7 +40,7 @@ RESOURCE_INC := $(CLANG_BUILD)/lib/clang/19/include
 
 .PHONY: all deps source llvm-overlay clang libomp toolchain check check-clang \
         check-runtime check-upstream check-upstream-clang check-upstream-libomp \
-        patches check-patches clean
+        patches check-patches clean demo
 
 all: toolchain
 
@@ -125,6 +126,30 @@ check-upstream-clang:
 
 check-upstream-libomp:
 	time bash scripts/run-lit.sh -s -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test
+
+# The first command a user runs: build whatever is missing (the toolchain
+# target), compile demo/nexttouch_demo.c with our clang and run it in an
+# emulated 4-node machine. Colours when stdout is a terminal (NO_COLOR=1: none).
+DEMO_BIN := $(B)/demo/nexttouch_demo
+demo:
+	@echo "== make demo 1/4: toolchain: clang + libomp with next-touch ($(B)/bin/clang)."
+	@if [ ! -x $(B)/bin/clang ] || [ ! -f $(OMP_BUILD)/runtime/src/libomp.so ]; then \
+	  echo "   Not built yet: installing packages, fetching LLVM 19.1.7's source and building"; \
+	  echo "   clang from scratch takes most of an hour on 2 cores (ninja shows [step/total])."; \
+	else echo "   Built already: checking that it is up to date (seconds to minutes)."; fi
+	@$(MAKE) --no-print-directory toolchain
+	@echo "== make demo 2/4: compiling demo/nexttouch_demo.c: build/bin/clang -fopenmp -O2"
+	@mkdir -p $(dir $(DEMO_BIN))
+	$(B)/bin/clang -fopenmp -O2 demo/nexttouch_demo.c -lnuma -o $(DEMO_BIN)
+	@echo "== make demo 3/4: the NUMA guest: QEMU and Debian's kernel (fetched the first time)."
+	@tools/numa-vm/numa-vm --prepare >/dev/null
+	@echo "== make demo 4/4: booting an emulated machine with 4 NUMA nodes and 4 CPUs (QEMU,"
+	@echo "   no hardware NUMA needed) and running the demo in it; about a minute."
+	@echo
+	@tools/numa-vm/numa-vm --nodes 4 --cpus 4 --numa-balancing 0 \
+	  --kernel-arg transparent_hugepage=madvise -- \
+	  env OMP_NUM_THREADS=4 OMP_PROC_BIND=spread OMP_PLACES=cores \
+	  $(DEMO_BIN) $$([ -t 1 ] && [ -z "$${NO_COLOR:-}" ] && echo --color)
 
 # The application benchmarks (bench/apps/README.md): STREAM, Jacobi, CG, a
 # LULESH-shaped mesh proxy and the batch-window kernel, each in a 2-node and a
