@@ -108,7 +108,7 @@ toolchain: clang
 # The project's tests: clang/test/OpenMP/nexttouch* and
 # openmp/runtime/test/nexttouch/ (with the NUMA guest tests), in one lit run.
 check: toolchain
-	bash scripts/run-lit.sh $(LIT_OPTS) -j$(LIT_JOBS) \
+	NEXTTOUCH_REQUIRE_GUEST=1 bash scripts/run-lit.sh $(LIT_OPTS) --show-pass -j$(LIT_JOBS) \
 	  $(CLANG_BUILD)/test/OpenMP $(OMP_BUILD)/runtime/test/nexttouch \
 	  --filter 'nexttouch'
 

@@ -10,7 +10,22 @@ count() { sed -n "s/^ *$1 *: *\([0-9]*\).*/\1/p" "$log" | awk '{s+=$1} END {prin
 passed=$(( $(count Passed) + $(count 'Expectedly Failed') ))
 failed=$(( $(count Failed) + $(count 'Unexpectedly Passed') + $(count Unresolved) + $(count 'Timed Out') ))
 skipped=$(( $(count Unsupported) + $(count Skipped) ))
+# How many of the passed tests ran in the NUMA guest (their RUN lines use
+# %numa-vm): the placement tests only mean something there.
+guest=0
+passed_tests() {  # "PASS: suite :: T (i of n)" (-v) or the "Passed Tests" list (-s)
+  awk '/^PASS: / { sub(/ \([0-9]+ of [0-9]+\)$/, ""); sub(/^PASS: [^:]* :: /, ""); print; next }
+       /^Passed Tests/ { inlist = 1; next }
+       inlist && /^  [^ ].* :: / { sub(/^  [^:]* :: /, ""); print; next }
+       inlist { inlist = 0 }' "$log" | sort -u
+}
+for t in $(passed_tests); do
+  for f in "$(dirname "$0")/../openmp/runtime/test/$t" "$(dirname "$0")/../clang/test/$t"; do
+    [ -f "$f" ] && grep -q '%numa-vm' "$f" && guest=$((guest + 1))
+  done
+done
 rm -f "$log"
+echo "run-lit: $guest of the passed tests ran in the NUMA guest"
 echo "lit: $passed passed, $failed failed, $skipped skipped"
 if [ "$rc" = 0 ] && [ "$passed" = 0 ]; then
   echo "run-lit: no test ran" >&2

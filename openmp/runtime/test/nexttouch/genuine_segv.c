@@ -15,10 +15,16 @@ static void in_region(void) {
   long pg = nt_pagesize();
   int *a = (int *)nt_map(64 * pg);
   memset(a, 1, 64 * pg);
-  kmp_nexttouch(a, 64 * pg);
+  if (kmp_nexttouch(a, 64 * pg) != 0)
+    _exit(3);
 #pragma omp parallel
   {
     a[omp_get_thread_num() * (pg / sizeof(int))]++;
+#pragma omp barrier
+    // The engine is really there: pages were armed and a fault taken.
+    if (omp_get_thread_num() == 0 &&
+        (nt_counters().pages_armed == 0 || nt_counters().faults == 0))
+      _exit(4);
 #pragma omp barrier
     if (omp_get_thread_num() == 1)
       *null_ptr = 1;
@@ -30,9 +36,12 @@ static void after_region(void) {
   long pg = nt_pagesize();
   int *a = (int *)nt_map(64 * pg);
   memset(a, 1, 64 * pg);
-  kmp_nexttouch(a, 64 * pg);
+  if (kmp_nexttouch(a, 64 * pg) != 0)
+    _exit(3);
 #pragma omp parallel
   a[omp_get_thread_num() * (pg / sizeof(int))]++;
+  if (nt_counters().pages_armed == 0 || nt_counters().faults == 0)
+    _exit(4);
   char *ro = nt_map(pg);
   mprotect(ro, pg, PROT_READ);
   ro[3] = 1; // SEGV_ACCERR, like the engine's own faults

@@ -1,12 +1,12 @@
 // Transparent huge pages: a range backed by THP is armed in 2 MB units
 // (one fault and one batch per huge page in exact mode), the huge pages stay
 // huge (AnonHugePages unchanged), the data is intact.  KMP_NEXTTOUCH_THP=false
-// arms 4 KB pages instead.  Skips (prints PASS with a note) if the kernel
-// gives no huge page.
+// arms 4 KB pages instead.  Needs a kernel that gives huge pages to
+// madvise(MADV_HUGEPAGE) (lit feature `thp`); fails if it then gives none.
 // RUN: %libomp-compile
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 OMP_NUM_THREADS=4 %libomp-run thp | FileCheck %s
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 KMP_NEXTTOUCH_THP=false OMP_NUM_THREADS=4 %libomp-run nothp | FileCheck %s
-// REQUIRES: linux
+// REQUIRES: linux, thp
 // CHECK: thp: PASS
 #include "nexttouch_test.h"
 #include <stdint.h>
@@ -39,7 +39,8 @@ int main(int argc, char **argv) {
     a[i] = (char)(i >> 6);
   long before = anon_huge_kb(a);
   if (before < (long)(NH * H >> 10)) {
-    printf("note: no transparent huge pages here (%ld kB)\n", before);
+    NT_CHECK(0, "THP is enabled, but the kernel gave %ld kB of huge pages",
+             before);
     return nt_done("thp");
   }
   // A range with 4 KB pages on both sides of the huge ones: a[-8 KB, +8 KB).
