@@ -3,6 +3,7 @@
 #   make demo            start here: build what is missing, run demo/ in a 4-node guest
 #   make                 deps + patched source + clang + libomp -> build/bin/clang
 #   make check           the project's tests (clang, libomp, NUMA guest) with lit
+#   make bench           the distribution benchmark (host + 2-node guest), CSV + plot
 #   make check-upstream  upstream clang/test/OpenMP and openmp/runtime/test
 #   make patches         regenerate patches/ from build/src/llvm-project's commits
 #   make check-patches   patches/ and the tree agree; the series applies to 19.1.7
@@ -40,7 +41,7 @@ RESOURCE_INC := $(CLANG_BUILD)/lib/clang/19/include
 
 .PHONY: all deps source llvm-overlay clang libomp toolchain check check-clang \
         check-runtime check-upstream check-upstream-clang check-upstream-libomp \
-        patches check-patches clean demo
+        patches check-patches clean demo bench
 
 all: toolchain
 
@@ -150,6 +151,12 @@ demo:
 	  --kernel-arg transparent_hugepage=madvise -- \
 	  env OMP_NUM_THREADS=4 OMP_PROC_BIND=spread OMP_PLACES=cores \
 	  $(DEMO_BIN) $$([ -t 1 ] && [ -z "$${NO_COLOR:-}" ] && echo --color)
+
+# The distribution benchmark (docs/Benchmarks.rst): native fault-path costs
+# on this host and all variants in one 2-node guest; writes
+# bench/results/nexttouch_dist.{csv,png}. BENCH_MIB=128 for a quicker look.
+bench: toolchain
+	bash bench/run-bench.sh
 
 # The application benchmarks (bench/apps/README.md): STREAM, Jacobi, CG, a
 # LULESH-shaped mesh proxy and the batch-window kernel, each in a 2-node and a
