@@ -65,12 +65,28 @@ static nt_interval *nt_exclusions(int *n) {
   uintptr_t pg = (uintptr_t)__kmp_nt_page;
   for (int i = 0; i < __kmp_threads_capacity && k < cap; i++) {
     kmp_info_t *th = __kmp_threads ? __kmp_threads[i] : NULL;
-    if (!th || !th->th.th_info.ds.ds_stackbase || !th->th.th_info.ds.ds_stacksize)
+    if (!th)
       continue;
+    // A worker created by this very fork has not recorded its stack yet
+    // (ds_stackbase is set when it starts running): ask its pthread.
     uintptr_t top = (uintptr_t)th->th.th_info.ds.ds_stackbase;
     uintptr_t bottom = top - th->th.th_info.ds.ds_stacksize;
-    // Include the guard page and round to pages.
-    x[k].start = (bottom & ~(pg - 1)) - pg;
+    size_t guard = pg;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(th->th.th_info.ds.ds_thread, &attr) == 0) {
+      void *addr;
+      size_t size;
+      if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+        bottom = (uintptr_t)addr;
+        top = bottom + size;
+      }
+      pthread_attr_getguardsize(&attr, &guard);
+      pthread_attr_destroy(&attr);
+    }
+    if (top <= bottom)
+      continue;
+    // Include the guard pages and round to pages.
+    x[k].start = (bottom & ~(pg - 1)) - ((guard + pg - 1) & ~(pg - 1));
     x[k++].end = (top + pg - 1) & ~(pg - 1);
   }
   for (int i = 0; i < __kmp_nt_table_hwm && k + 2 <= cap; i++) {
