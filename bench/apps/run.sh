@@ -84,7 +84,7 @@ table() {
     done
   done | awk '
     function kv(   i, f) { delete F; for (i = 2; i <= NF; i++) {
-        split($i, f, "="); F[f[1]] = substr($i, length(f[1]) + 2) } }
+        split($i, f, "="); v = substr($i, length(f[1]) + 2); F[f[1]] = v ~ /^[-+.0-9e]+$/ && v != "-" ? v + 0 : v } }
     function pct(x) { return x == "-" || x == "" ? "-" : sprintf("%.1f", 100 * x) }
     /^NT_ARRAY / { kv(); k = F["prog"] SUBSEP F["variant"]; F["nodes"] = nodes
       if (F["pages"] >= 128) {
