@@ -11,7 +11,11 @@
 //   guard:  a page the program itself makes PROT_NONE there still faults
 //           for real (SIGSEGV, or the program's handler), in serial code
 //           and in a region, in a child process and in this one; it is not
-//           "handled" and opened.
+//           "handled" and opened;
+//   natural: without MAP_FIXED: a buffer mapped, requested, partly used in a
+//           region and unmapped, twenty times (what malloc/free of a large
+//           buffer does each time step): the kernel hands out the same
+//           address again, and each new buffer must be armed in full.
 // RUN: %libomp-compile
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 OMP_NUM_THREADS=2 \
 // RUN:   %libomp-run disarm | FileCheck %s
@@ -21,6 +25,8 @@
 // RUN:   %libomp-run reuse | FileCheck %s
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 OMP_NUM_THREADS=2 \
 // RUN:   %libomp-run guard | FileCheck %s
+// RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 OMP_NUM_THREADS=2 \
+// RUN:   %libomp-run natural | FileCheck %s
 // REQUIRES: linux
 // CHECK: stale_range: PASS
 #include "nexttouch_test.h"
@@ -129,6 +135,32 @@ int main(int argc, char **argv) {
   sa.sa_sigaction = on_segv;
   sa.sa_flags = SA_SIGINFO;
   sigaction(SIGSEGV, &sa, NULL);
+  if (!strcmp(mode, "natural")) {
+    int reused = 0;
+    char *prev = NULL;
+    for (int it = 0; it < 20; it++) {
+      char *b = nt_map(N * pg);
+      memset(b, 1, N * pg);
+      int same = b == prev;
+      reused += same;
+      prev = b;
+      kmp_nexttouch_counters_t c0 = nt_counters();
+      NT_CHECK(kmp_nexttouch(b, N * pg) == 0, "iteration %d: request", it);
+#pragma omp parallel
+      {
+        if (omp_get_thread_num() == 0)
+          b[0] += 1;
+      }
+      kmp_nexttouch_counters_t c1 = nt_counters();
+      if (c1.pages_armed - c0.pages_armed != N)
+        NT_CHECK(0, "iteration %d (%s address): %llu pages armed, want %d", it,
+                 same ? "same" : "new",
+                 U(c1.pages_armed - c0.pages_armed), N);
+      munmap(b, N * pg);
+    }
+    printf("the same address came back %d times of 19\n", reused);
+    return nt_done("stale_range");
+  }
   char *a = armed_then_unmapped();
   if (!strcmp(mode, "disarm")) {
     char *r = map_at(a, PROT_READ);
