@@ -20,11 +20,8 @@
 // usage: batchwin [--baseline] [n (doubles per array, default 2000000)]
 #include "ntapp.h"
 
-static double fpp(void) {
-  kmp_nexttouch_counters_t c;
-  memset(&c, 0, sizeof c);
-  c.size = sizeof c;
-  kmp_get_nexttouch_counters(&c);
+static double fpp(void) { // counters of the last nt_app_start..stop
+  kmp_nexttouch_counters_t c = nt_app.c;
   uint64_t handled = c.pages_migrated + c.pages_already_local;
   return handled ? (double)c.faults / handled : 0;
 }

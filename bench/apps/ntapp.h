@@ -11,11 +11,16 @@
 //              min_share= max_share= owner_local=
 //   NT_SUMMARY prog= variant= nodes= threads= pages_armed= pages_not_present=
 //              faults= batches= pages_migrated= pages_already_local=
-//              pages_disarmed= fail= handled= faults_per_page= data_pages=
+//              pages_disarmed= pages_touched_serial= pages_expired= fail=
+//              pages_still_armed= handled= faults_per_page= data_pages=
 //              owner_local= time_ms= result=VERIFIED|FAILED
 //
+// The counters are those at nt_app_stop(), right after the computation;
+// pages_still_armed = pages_armed minus the pages that reached a final
+// counter (handled, disarmed, touched serially, expired, failed moves).
 // handled = (pages_migrated + pages_already_local) / pages_armed: the share
-// of armed pages that a thread's touch placed. faults_per_page = faults /
+// of armed pages that a thread's touch placed (counters missing from an older
+// libomp's structure print as 0). faults_per_page = faults /
 // (pages_migrated + pages_already_local). node<i> counts pages reported on
 // node i by move_pages(2) with nodes=NULL; "other" counts pages it could not
 // place (not present, or still inaccessible). owner_local: share of the
@@ -75,6 +80,7 @@ static struct {
   nt_array_t arr[NT_MAX_ARRAYS];
   int narr;
   double t0, t1;
+  kmp_nexttouch_counters_t c; // at nt_app_stop
 } nt_app;
 
 static int nt_node_of_cpu(int cpu) {
@@ -146,7 +152,14 @@ static void nt_app_start(void) {
   nt_app.t0 = omp_get_wtime();
 }
 
-static void nt_app_stop(void) { nt_app.t1 = omp_get_wtime(); }
+// The counters are read here, before the program's serial verification
+// touches its data.
+static void nt_app_stop(void) {
+  nt_app.t1 = omp_get_wtime();
+  memset(&nt_app.c, 0, sizeof nt_app.c);
+  nt_app.c.size = sizeof nt_app.c;
+  kmp_get_nexttouch_counters(&nt_app.c);
+}
 
 // The first and last iteration each thread gets from schedule(static) for a
 // trip count, as this libomp runs it.
@@ -204,10 +217,7 @@ static void nt_print_ratio(const char *key, double num, double den) {
 
 // Print the report; returns the exit status (0 verified, 1 not).
 static int nt_app_report(int verified) {
-  kmp_nexttouch_counters_t c;
-  memset(&c, 0, sizeof c);
-  c.size = sizeof c;
-  kmp_get_nexttouch_counters(&c);
+  kmp_nexttouch_counters_t c = nt_app.c;
   long pg = nt_app.pagesize;
   int nodes = nt_app.nodes < 64 ? nt_app.nodes : 64;
   static long lo[NT_MAX_THREADS], hi[NT_MAX_THREADS];
@@ -277,13 +287,21 @@ static int nt_app_report(int verified) {
          nt_variant(), nt_app.nodes, nt_app.nthreads);
   printf(" pages_armed=%llu pages_not_present=%llu faults=%llu batches=%llu"
          " pages_migrated=%llu pages_already_local=%llu pages_disarmed=%llu"
-         " fail=%llu",
+         " pages_touched_serial=%llu pages_expired=%llu fail=%llu",
          (unsigned long long)c.pages_armed,
          (unsigned long long)c.pages_not_present,
          (unsigned long long)c.faults, (unsigned long long)c.batches,
          (unsigned long long)c.pages_migrated,
          (unsigned long long)c.pages_already_local,
-         (unsigned long long)c.pages_disarmed, (unsigned long long)fail);
+         (unsigned long long)c.pages_disarmed,
+         (unsigned long long)c.pages_touched_serial,
+         (unsigned long long)c.pages_expired, (unsigned long long)fail);
+  uint64_t settled = handled + c.pages_disarmed + c.pages_touched_serial +
+                     c.pages_expired + c.fail_move_busy + c.fail_move_nomem +
+                     c.fail_move_other;
+  printf(" pages_still_armed=%llu",
+         (unsigned long long)(c.pages_armed > settled ? c.pages_armed - settled
+                                                      : 0));
   nt_print_ratio("handled", handled, c.pages_armed);
   nt_print_ratio("faults_per_page", c.faults, handled);
   printf(" data_pages=%.0f", data_pages);
