@@ -109,6 +109,49 @@ static nt_interval *nt_exclusions(int *n) {
 }
 
 // ---------------------------------------------------------------------------
+// Stale units: armed pages are PROT_NONE.  Where the VMA over an armed unit is
+// now something else (the program unmapped it, mapped something new there,
+// or changed its protection), the unit is no longer the engine's: it is
+// dropped without touching the mapping, and counted in fail_arm.  Checked
+// whenever the engine reads the VMAs anyway (arming) and before it restores
+// protections outside the fault path (disarming, shutdown).
+
+static void nt_drop_stale(const kmp_nt_vma *v, int n) {
+  for (int i = 0; i < __kmp_nt_table_hwm; i++) {
+    kmp_nt_segment *s = __kmp_nt_table[i];
+    if (!s || !__atomic_load_n(&s->armed_units, __ATOMIC_ACQUIRE))
+      continue;
+    int j = 0;
+    for (size_t u = 0; u < s->nunits; u++) {
+      unsigned char st = __atomic_load_n(&s->state[u], __ATOMIC_ACQUIRE);
+      if (!(st & KMP_NT_ARMED))
+        continue;
+      uintptr_t a = s->base + (u << s->shift);
+      uintptr_t b = a + ((uintptr_t)1 << s->shift);
+      while (j < n && v[j].end <= a)
+        j++;
+      // Ours only if one PROT_NONE VMA holds the whole unit.
+      if (j < n && v[j].start <= a && b <= v[j].end && v[j].prot == PROT_NONE)
+        continue;
+      if (__atomic_compare_exchange_n(&s->state[u], &st, KMP_NT_CLAIMED, false,
+                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        __kmp_nt_done(s, u, 1);
+        KMP_NT_ADD(fail_arm, __kmp_nt_unit_pages(s));
+      }
+    }
+  }
+}
+
+// Reads the VMAs and drops stale units; returns the VMAs (or NULL).
+static kmp_nt_vma *nt_check_armed(int *n, int smaps) {
+  kmp_nt_vma *vmas = NULL;
+  *n = __kmp_nt_read_maps(&vmas, smaps);
+  if (*n >= 0 && TCR_4(__kmp_nexttouch_armed))
+    nt_drop_stale(vmas, *n);
+  return vmas;
+}
+
+// ---------------------------------------------------------------------------
 // Arming
 
 // Arm [start, end) (unit aligned, read-write, one VMA's worth at most).
@@ -202,6 +245,77 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
   KMP_NT_ADD(pages_armed, armed * __kmp_nt_unit_pages(seg));
 }
 
+// Arm again the units of a live segment in [start, stop) that are done
+// (touched, disarmed or dropped): those that lie in one VMA with the
+// segment's protection, outside the exclusions, and are populated.
+static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
+                     const kmp_nt_vma *v, int nv, const nt_interval *x, int nx,
+                     void **pages, int *status) {
+  uintptr_t usz = (uintptr_t)1 << seg->shift;
+  size_t lo = (start - seg->base) >> seg->shift;
+  size_t hi = (stop - seg->base + usz - 1) >> seg->shift;
+  if (hi > seg->nunits)
+    hi = seg->nunits;
+  enum { CHUNK = 1024 };
+  size_t cand[CHUNK];
+  int j = 0;
+  kmp_uint64 armed = 0;
+  for (size_t u = lo; u < hi;) {
+    int k = 0;
+    for (; u < hi && k < CHUNK; u++) {
+      if (__atomic_load_n(&seg->state[u], __ATOMIC_ACQUIRE) != KMP_NT_DONE)
+        continue;
+      uintptr_t a = seg->base + (u << seg->shift), b = a + usz;
+      while (j < nv && v[j].end <= a)
+        j++;
+      if (j >= nv || v[j].start > a || v[j].end < b || v[j].prot != seg->prot ||
+          v[j].stack)
+        continue;
+      int excluded = 0;
+      for (int i = 0; i < nx && !excluded; i++)
+        excluded = x[i].start < b && a < x[i].end;
+      if (excluded)
+        continue;
+      cand[k] = u;
+      pages[k++] = (void *)a;
+    }
+    if (!k)
+      continue;
+    if (__kmp_nt_move_pages(k, pages, NULL, status, 0) != 0)
+      for (int i = 0; i < k; i++)
+        status[i] = KMP_NT_NODE_UNKNOWN;
+    // Runs of consecutive populated units: state first, then one mprotect.
+    for (int i = 0; i < k;) {
+      if (status[i] < 0) { // not populated: its first touch is local anyway
+        i++;
+        continue;
+      }
+      int e = i;
+      for (; e < k && status[e] >= 0 && cand[e] == cand[i] + (e - i); e++) {
+        int nd = status[e] < KMP_NT_NODE_UNKNOWN ? status[e] : KMP_NT_NODE_UNKNOWN;
+        __atomic_fetch_add(&seg->armed_units, 1, __ATOMIC_ACQ_REL);
+        __atomic_store_n(&seg->state[cand[e]],
+                         (unsigned char)(KMP_NT_ARMED | nd), __ATOMIC_RELEASE);
+      }
+      if (mprotect(pages[i], (e - i) * usz, PROT_NONE) != 0) {
+        for (int t = i; t < e; t++) {
+          seg->state[cand[t]] = KMP_NT_CLAIMED;
+          __kmp_nt_done(seg, cand[t], 1);
+        }
+        KMP_NT_ADD(fail_arm, (e - i) * __kmp_nt_unit_pages(seg));
+      } else {
+        armed += e - i;
+      }
+      i = e;
+    }
+  }
+  if (armed) {
+    seg->armed_at = nt_forks;
+    TCW_4(__kmp_nexttouch_armed, 1);
+    KMP_NT_ADD(pages_armed, armed * __kmp_nt_unit_pages(seg));
+  }
+}
+
 // Is transparent huge page support on at all (else smaps is not read)?
 static int nt_thp_possible() {
   static int possible = -1;
@@ -275,8 +389,8 @@ static void nt_arm_pending() {
       if (__kmp_nt_pending[r].end - __kmp_nt_pending[r].start >=
           ((uintptr_t)2 << __kmp_nt_thp_shift))
         want_thp = 1;
-  kmp_nt_vma *vmas = NULL;
-  int nvmas = __kmp_nt_read_maps(&vmas, want_thp);
+  int nvmas;
+  kmp_nt_vma *vmas = nt_check_armed(&nvmas, want_thp);
   int nx = 0;
   nt_interval *x = nt_exclusions(&nx);
   void **pages = (void **)__kmp_allocate(sizeof(void *) * 1024);
@@ -284,22 +398,25 @@ static void nt_arm_pending() {
   __atomic_fetch_add(&__kmp_nt_gen, 1, __ATOMIC_ACQ_REL);
   for (int r = 0; r < __kmp_nt_npending; r++) {
     uintptr_t start = __kmp_nt_pending[r].start, end = __kmp_nt_pending[r].end;
-    // Pages armed already stay with their segment.
+    // Pages of a live segment are armed again inside it (those touched
+    // since, or dropped as stale); pages still armed stay as they are.
     while (start < end) {
       uintptr_t stop = end;
-      int skip = 0;
+      kmp_nt_segment *in = NULL;
       for (int i = 0; i < __kmp_nt_table_hwm; i++) {
         kmp_nt_segment *s = __kmp_nt_table[i];
         if (!s || s->end <= start || s->base >= stop)
           continue;
         if (s->base <= start) {
-          skip = 1;
+          in = s;
           stop = s->end < stop ? s->end : stop;
         } else {
           stop = s->base;
         }
       }
-      if (!skip) {
+      if (in) {
+        nt_rearm(in, start, stop, vmas, nvmas, x, nx, pages, status);
+      } else {
         // Split the piece along the VMAs.
         uintptr_t at = start;
         for (int i = 0; i < nvmas && at < stop; i++) {
@@ -412,6 +529,19 @@ static void nt_sweep() {
 static void nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
   kmp_uint64 t0 = __kmp_nt_now_ns(), pages = 0;
   int all = start == 0 && end == 0;
+  if (expired) { // anything to do?  Most joins have nothing.
+    int any = 0;
+    for (int i = 0; i < __kmp_nt_table_hwm && !any; i++)
+      any = __kmp_nt_table[i] &&
+            nt_forks - __kmp_nt_table[i]->armed_at >=
+                (kmp_uint64)__kmp_nexttouch_lifetime;
+    if (!any)
+      return nt_sweep();
+  }
+  int nvmas;
+  kmp_nt_vma *vmas = nt_check_armed(&nvmas, 0);
+  if (vmas)
+    __kmp_free(vmas);
   for (int i = 0; i < __kmp_nt_table_hwm; i++) {
     kmp_nt_segment *s = __kmp_nt_table[i];
     if (!s)

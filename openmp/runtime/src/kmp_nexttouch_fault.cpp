@@ -29,6 +29,10 @@
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 kmp_nt_segment *volatile __kmp_nt_table[KMP_NT_MAX_SEGMENTS];
 volatile int __kmp_nt_table_hwm = 0;
@@ -84,8 +88,30 @@ static nt_stream *nt_stream_for(const kmp_nt_segment *seg, size_t u,
   return victim;
 }
 
+// A write fault on a page that can be read is not on a page the engine
+// protected (those are PROT_NONE): the program made the page read-only, or
+// mapped something new where a range was armed.  Known only where the
+// context says whether the access was a write (x86-64's page-fault error
+// code); process_vm_readv() on ourselves asks the kernel whether the page
+// can be read, without faulting.
+static int nt_foreign_write(uintptr_t page, void *uc) {
+#if KMP_ARCH_X86_64 && defined(REG_ERR)
+  const ucontext_t *ctx = (const ucontext_t *)uc;
+  if (!ctx || !(ctx->uc_mcontext.gregs[REG_ERR] & 2))
+    return 0;
+  char byte;
+  struct iovec local = {&byte, 1}, remote = {(void *)page, 1};
+  return syscall(SYS_process_vm_readv, (long)getpid(), &local, 1UL, &remote,
+                 1UL, 0UL) == 1;
+#else
+  (void)page;
+  (void)uc;
+  return 0;
+#endif
+}
+
 // Returns 1 if the fault was ours (retry the access), 0 to chain.
-static int nt_fault(uintptr_t addr) {
+static int nt_fault(uintptr_t addr, void *uc) {
   kmp_uint64 gen = __atomic_load_n(&__kmp_nt_gen, __ATOMIC_ACQUIRE);
   uintptr_t page = addr & ~((uintptr_t)__kmp_nt_page - 1);
   if (nt_tls_last_page == page && nt_tls_last_gen == gen)
@@ -119,6 +145,13 @@ static int nt_fault(uintptr_t addr) {
                                        false, __ATOMIC_ACQ_REL,
                                        __ATOMIC_ACQUIRE))
         continue;
+      if (nt_foreign_write(addr & ~((uintptr_t)__kmp_nt_page - 1), uc)) {
+        // Not armed any more: drop the unit without touching the mapping.
+        __kmp_nt_done(seg, u, 1);
+        KMP_NT_ADD(fail_arm, __kmp_nt_unit_pages(seg));
+        __atomic_fetch_sub(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
+        return 0;
+      }
       // Ours.  Serial code (no team runs) gets the unit back where it is.
       if (!__atomic_load_n(&__kmp_nt_teams_running, __ATOMIC_ACQUIRE)) {
         __kmp_nt_restore(seg, u, 1);
@@ -233,7 +266,7 @@ static void nt_chain(int sig, siginfo_t *si, void *uc) {
 static void nt_handler(int sig, siginfo_t *si, void *uc) {
   int saved_errno = errno;
   if (sig == SIGSEGV && si && si->si_code == SEGV_ACCERR &&
-      nt_fault((uintptr_t)si->si_addr)) {
+      nt_fault((uintptr_t)si->si_addr, uc)) {
     errno = saved_errno;
     return;
   }

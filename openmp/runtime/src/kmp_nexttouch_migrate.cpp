@@ -33,7 +33,9 @@ long __kmp_nt_move_pages(unsigned long count, void **pages, const int *nodes,
 long __kmp_nt_mbind(void *addr, unsigned long len, int mode,
                     const unsigned long *mask, unsigned long maxnode,
                     unsigned flags) {
-  return syscall(SYS_mbind, addr, len, mode, mask, maxnode, flags);
+  // Every argument as a full register: the kernel reads mode as unsigned long.
+  return syscall(SYS_mbind, addr, len, (unsigned long)mode, mask, maxnode,
+                 (unsigned long)flags);
 }
 long __kmp_nt_get_mempolicy(int *mode, unsigned long *mask,
                             unsigned long maxnode, void *addr,

@@ -4,9 +4,9 @@
 // pages outlive their region, whatever the engine still records for the old
 // range must never act on the new mapping.  This file runs the cases where
 // the program did nothing the guide forbids (a new buffer, requested anew);
-// stale_protection.c runs the others from this file (the program unmapped
-// armed pages without kmp_nexttouch_disarm, a documented limitation that
-// free() of a large buffer hits without the program knowing):
+// it also runs the cases where the program unmapped armed pages without
+// kmp_nexttouch_disarm (free() of a large buffer does that without the
+// program knowing); stale_protection.c runs "guard", which still fails:
 //   disarm: kmp_nexttouch_disarm(NULL, 0) must not make a read-only mapping
 //           writable;
 //   expiry: neither may KMP_NEXTTOUCH_LIFETIME's disarming at a join;
@@ -25,6 +25,10 @@
 // RUN:   %libomp-run reuse | FileCheck %s
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 OMP_NUM_THREADS=2 \
 // RUN:   %libomp-run natural | FileCheck %s
+// RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 OMP_NUM_THREADS=2 \
+// RUN:   %libomp-run disarm | FileCheck %s
+// RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 KMP_NEXTTOUCH_LIFETIME=1 \
+// RUN:   OMP_NUM_THREADS=2 %libomp-run expiry | FileCheck %s
 // REQUIRES: linux
 // CHECK: stale_range: PASS
 #include "nexttouch_test.h"
