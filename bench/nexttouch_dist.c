@@ -11,7 +11,8 @@
 //   none          no migration: the loop alone, every page stays on node 0
 //
 // For profiling: ours-windowN (KMP_NEXTTOUCH_WINDOW=N, a fixed batch), and
-// oracleN (the oracle with batches of N pages, N <= 1024).
+// oracleN (the oracle with batches of N pages, N <= 1024), oracle-protN (the
+// oracle plus mprotect: PROT_NONE before, each batch opened before its move).
 //
 // The time of a variant is its request (kmp_nexttouch; arming happens at the
 // loop's fork) plus the loop. The user-level reference scheme is a separate
@@ -59,8 +60,13 @@ static void run_ours(const char *variant, int rep) {
 }
 
 // oracle: batches of ORACLE_BATCH pages; oracleN: batches of N pages.
+// oracle-protN: the same, plus the protection changes of a user-level
+// next-touch without its faults: the whole array PROT_NONE before the
+// region, and each batch opened with mprotect before its move_pages.
 static void run_oracle(const char *variant, int rep) {
-  size_t batch = variant[6] ? strtoul(variant + 6, NULL, 10) : ORACLE_BATCH;
+  int prot = strncmp(variant, "oracle-prot", 11) == 0;
+  const char *num = variant + (prot ? 11 : 6);
+  size_t batch = *num ? strtoul(num, NULL, 10) : ORACLE_BATCH;
   if (batch < 1 || batch > ORACLE_BATCH)
     batch = ORACLE_BATCH;
   bench_map(0);
@@ -68,6 +74,8 @@ static void run_oracle(const char *variant, int rep) {
   double in_move = 0; // seconds in move_pages, summed over threads
   double t0 = now();
   t_joined = 0;
+  if (prot)
+    mprotect(array, bytes, PROT_NONE);
 #pragma omp parallel reduction(+ : moved, calls, in_move)
   {
     // This thread's pages under schedule(static): the same partition as the
@@ -90,6 +98,8 @@ static void run_oracle(const char *variant, int rep) {
       size_t k = hi - p < batch ? hi - p : batch;
       for (size_t j = 0; j < k; j++)
         pages[j] = array + (p + j) * pg, dest[j] = node;
+      if (prot)
+        mprotect(array + p * pg, k * pg, PROT_READ | PROT_WRITE);
       if (nodes > 1 || getenv("BENCH_ORACLE_FORCE"))
         move_pages(0, k, pages, dest, status, MPOL_MF_MOVE);
       moved += k, calls++;

@@ -11,6 +11,9 @@
 #                         oracle's call) instead of mbind + policy restore
 #   ours-thp              2 MiB pages: one migration call per 2 MiB
 #   oracle, oracle512, oracle64   move_pages with 1024, 512, 64 pages per call
+#   oracle-prot512        oracle512 plus the protection changes of next-touch
+#                         without the faults: PROT_NONE first, each batch
+#                         opened with mprotect before its move_pages
 #   none                  the floor
 #
 # Writes bench/results/profile.csv, profile-phases.csv, profile-summary.txt.
@@ -23,12 +26,14 @@ out=${BENCH_OUT:-$top/bench/results}
 bin=$top/build/bench
 mkdir -p "$bin" "$out"
 "$top/build/bin/clang" -fopenmp -O2 -Wall "$top/bench/nexttouch_dist.c" -lnuma -o "$bin/nexttouch_dist"
-variants=ours-default,ours-window512,ours-window64,ours-thp,oracle,oracle512,oracle64,none
+variants=ours-default,ours-window512,ours-window64,ours-thp,oracle,oracle512,oracle64,oracle-prot512,none
 cmd=""
 for r in $(seq 1 "$reps"); do
   cmd+="BENCH_REP_OFFSET=$((r - 1)) $bin/nexttouch_dist $mib 1 $variants; "
   cmd+="BENCH_REP_OFFSET=$((r - 1)) KMP_NEXTTOUCH_MECHANISM=move_pages $bin/nexttouch_dist $mib 1 ours-default | sed 's/ours-default/ours-default+mp/'; "
 done
+libomp=$top/build/openmp/runtime/src/libomp.so
+libomp_id="libomp.so sha1 $(sha1sum "$libomp" | cut -c1-12) built $(date -u -r "$libomp" +%Y-%m-%dT%H:%MZ)"
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
 echo "== profile: one 2-node guest, ${mib} MiB, $reps repetitions of $variants,ours-default+mp"
@@ -38,7 +43,7 @@ echo "== profile: one 2-node guest, ${mib} MiB, $reps repetitions of $variants,o
   | tee "$raw" | { grep --line-buffered '^csv,[^w]' || true; }
 {
   echo "# bench/profile.sh, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$top" describe --always --dirty)," \
-       "libomp.so sha1 $(sha1sum "$top/build/openmp/runtime/src/libomp.so" | cut -c1-12)," \
+       "$libomp_id at the start," \
        "host load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# guest-tcg: numa-vm 2 nodes x 1024 MiB, 2 vCPUs, THP madvise, numa_balancing 0, ${mib} MiB, 2 threads spread/cores; EMULATED times"
   grep -m1 '^csv,where' "$raw" | cut -d, -f2-

@@ -43,6 +43,9 @@ for p in nexttouch_dist reference_nexttouch; do
   "$clang" -fopenmp -O2 -Wall "$top/bench/$p.c" -lnuma -o "$bin/$p"
 done
 
+# The libomp the runs use (a rebuild during the run is reported below).
+libomp=$top/build/openmp/runtime/src/libomp.so
+libomp_id="libomp.so sha1 $(sha1sum "$libomp" | cut -c1-12) built $(date -u -r "$libomp" +%Y-%m-%dT%H:%MZ)"
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
 omp_env=(OMP_NUM_THREADS=2 OMP_PROC_BIND=spread OMP_PLACES=cores)
@@ -77,8 +80,8 @@ csv=$out/nexttouch_dist.csv
 {
   echo "# nexttouch distribution benchmark (bench/run-bench.sh), $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "# commit: $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)" \
-       "libomp.so sha1 $(sha1sum "$top/build/openmp/runtime/src/libomp.so" | cut -c1-12)" \
-       "built $(date -u -r "$top/build/openmp/runtime/src/libomp.so" +%Y-%m-%dT%H:%MZ)"
+       "$libomp_id$(now_id="libomp.so sha1 $(sha1sum "$libomp" | cut -c1-12) built $(date -u -r "$libomp" +%Y-%m-%dT%H:%MZ)"
+         [ "$now_id" = "$libomp_id" ] || echo " (REBUILT during the run: now $now_id)")"
   echo "# host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores," \
        "$(free -g | awk '/Mem:/{print $2}') GiB, kernel $(uname -r), THP $(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)," \
        "load average at start $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -143,8 +143,10 @@ static void where_are_the_pages(void) {
 // One character per group of pages: the value most of them have (a thread or
 // a node number), coloured by node.
 static void map_line(const char *label, const int *value, const int *node) {
-  static const char *ansi[] = {"\033[41m", "\033[42m", "\033[44m", "\033[43m",
-                               "\033[45m", "\033[46m", "\033[47m", "\033[100m"};
+  // background by node, with a foreground that stays readable on it
+  static const char *ansi[] = {"\033[97;41m", "\033[30;42m", "\033[97;44m",
+                               "\033[30;43m", "\033[97;45m", "\033[30;46m",
+                               "\033[30;47m", "\033[97;100m"};
   long group = npages / COLS;
   int last = -2;
   printf("  %-20s ", label);
@@ -161,7 +163,7 @@ static void map_line(const char *label, const int *value, const int *node) {
     int nd = node[p];
     char ch = best < 8 ? '0' + best : '?';
     if (color && nd != last)
-      printf("\033[0m\033[30m%s", nd >= 0 && nd < 8 ? ansi[nd] : "");
+      printf("\033[0m%s", nd >= 0 && nd < 8 ? ansi[nd] : "");
     last = nd;
     putchar(ch);
   }
