@@ -147,10 +147,11 @@ demo:
 	@echo "== make demo 4/4: booting an emulated machine with 4 NUMA nodes and 4 CPUs (QEMU,"
 	@echo "   no hardware NUMA needed) and running the demo in it; about a minute."
 	@echo
-	@tools/numa-vm/numa-vm --nodes 4 --cpus 4 --numa-balancing 0 \
+	@color=; if [ -t 1 ] && [ -z "$${NO_COLOR:-}" ]; then color=--color; fi; \
+	tools/numa-vm/numa-vm --nodes 4 --cpus 4 --numa-balancing 0 \
 	  --kernel-arg transparent_hugepage=madvise -- \
 	  env OMP_NUM_THREADS=4 OMP_PROC_BIND=spread OMP_PLACES=cores \
-	  $(DEMO_BIN) $$([ -t 1 ] && [ -z "$${NO_COLOR:-}" ] && echo --color)
+	  $(DEMO_BIN) $$color
 
 # The distribution benchmark (docs/Benchmarks.rst): native fault-path costs
 # on this host and all variants in one 2-node guest; writes

@@ -159,7 +159,7 @@ def main():
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(14, 6), gridspec_kw={"width_ratios": [3, 2]})
+    fig, axes = plt.subplots(1, 2, figsize=(16, 6.5), gridspec_kw={"width_ratios": [3, 2.2]})
     ax = axes[0]
     vs = [v for v in ORDER if v in g]  # the plot shows the main variants only
     any_g = next(iter(g.values())) if g else None
@@ -183,6 +183,18 @@ def main():
     ax.set_xticks(range(len(vs)))
     ax.set_xticklabels([LABEL[v] for v in vs], fontsize=8)
     ax.set_yscale("log")
+    box = []
+    if "ours-default" in g and "oracle" in g:
+        r = g["ours-default"]["time"] / g["oracle"]["time"]
+        box.append("ours / oracle = %.2f  (target <= %.2f: %s)" % (
+            r, TARGET_OURS_ORACLE, "met" if r <= TARGET_OURS_ORACLE else "missed"))
+    if "reference" in g and "ours-default" in g:
+        r = g["reference"]["time"] / g["ours-default"]["time"]
+        box.append("reference / ours = %.1f  (target >= %.0f: %s)" % (
+            r, TARGET_REF_OURS, "met" if r >= TARGET_REF_OURS else "missed"))
+    if box:
+        ax.text(0.02, 0.98, "\n".join(box), transform=ax.transAxes, va="top",
+                fontsize=10, bbox=dict(boxstyle="round", fc="white", ec="0.6"))
     ax.set_ylabel("ms (log scale): request + one pass of the loop")
     if any_g:
         ax.set_title("EMULATED (QEMU/TCG guest, 2 NUMA nodes, %d threads): %d MiB, %d pages;\n"
@@ -200,7 +212,7 @@ def main():
             ax.text(i, max(y, 0.01) * 1.1, "%.2f" % y if y >= 0.01 else "~0",
                     ha="center", fontsize=9)
         ax.set_xticks(range(len(hv)))
-        ax.set_xticklabels([LABEL[v] for v in hv], fontsize=8)
+        ax.set_xticklabels([LABEL[v] for v in hv], fontsize=7)
         ax.set_yscale("log")
         ax.set_ylabel("us per page (log scale)")
         any_h = next(iter(h.values()))

@@ -182,9 +182,10 @@ static void show(const char *title, int after_nexttouch) {
          "uses them\n",
          "local:", local, npages, 100.0 * local / npages);
   if (after_nexttouch && local < npages)
-    printf("  %-20s (by default a fault moves a batch: the page and untouched "
-           "pages after it,\n  %-20s  which another thread may have been about "
-           "to touch; KMP_NEXTTOUCH_WINDOW=1 is exact)\n", "", "");
+    printf("  %-20s (not 100%%: by default one fault moves a batch, the page and "
+           "untouched pages\n  %-20s after it; a thread that ran ahead took the "
+           "start of the next thread's\n  %-20s chunk. KMP_NEXTTOUCH_WINDOW=1 "
+           "moves exactly one page per fault.)\n", "", "", "");
 }
 
 static void show_counters(void) {
