@@ -142,8 +142,8 @@ demo:
 	@echo "== make demo 2/4: compiling demo/nexttouch_demo.c: build/bin/clang -fopenmp -O2"
 	@mkdir -p $(dir $(DEMO_BIN))
 	$(B)/bin/clang -fopenmp -O2 demo/nexttouch_demo.c -lnuma -o $(DEMO_BIN)
-	@echo "== make demo 3/4: the NUMA guest: QEMU and Debian's kernel (fetched the first time)."
-	@tools/numa-vm/numa-vm --prepare >/dev/null
+	@echo "== make demo 3/4: the NUMA guest: QEMU and Debian's kernel (installed and fetched the first time)."
+	@tools/numa-vm/numa-vm --prepare
 	@echo "== make demo 4/4: booting an emulated machine with 4 NUMA nodes and 4 CPUs (QEMU,"
 	@echo "   no hardware NUMA needed) and running the demo in it; about a minute."
 	@echo

@@ -107,9 +107,8 @@ int main(int argc, char **argv) {
   for (long i = 0; i < n; i++)
     bad += a[i] != (double)i + 4;
   printf("\nData intact after the moves: %s.\n", bad ? "NO" : "yes");
-  printf("What happened: Linux puts a page on the node of the thread that touches it first (1, 3).\n"
-         "nexttouch made the pages inaccessible at the next parallel loop; each page's first access\n"
-         "faulted, and the runtime moved the page to the node of the thread that made it (2, 4).\n");
+  printf("Why: a page stays on the node of the thread that first touched it (1), even when the work moves (3).\n"
+         "nexttouch: in the next loop each page's first access faults; libomp moves it to that thread's node (2, 4).\n");
   return bad != 0;
 }
 
@@ -183,8 +182,8 @@ static void show(const char *title, int after_nexttouch) {
          "local:", local, npages, 100.0 * local / npages);
   if (after_nexttouch && local < npages)
     printf("  %-20s (not 100%%: by default one fault moves a batch, the page and "
-           "untouched pages\n  %-20s after it; a thread that ran ahead took the "
-           "start of the next thread's\n  %-20s chunk. KMP_NEXTTOUCH_WINDOW=1 "
+           "untouched pages\n  %-20s after it; a thread that ran ahead took pages of the "
+           "next thread's\n  %-20s chunk first. KMP_NEXTTOUCH_WINDOW=1 "
            "moves exactly one page per fault.)\n", "", "", "");
 }
 
