@@ -62,6 +62,10 @@ for nodes in $nodes_list; do
       echo "run.sh: guest for $p ($nodes nodes) exited $rc, see $log" >&2
       status=1
     fi
+    if grep -q "result=FAILED" "$log"; then
+      echo "run.sh: $p ($nodes nodes) failed its verification, see $log" >&2
+      status=1
+    fi
     for v in $variants; do
       grep -q "^NT_EXIT prog=$p variant=$v rc=0$" "$log" || {
         echo "run.sh: $p ($nodes nodes, $v) failed, see $log" >&2
