@@ -26,7 +26,7 @@ cc=${CC_NT:-$top/build/bin/clang}
 nodes_list=${NODES:-2 4}
 progs=${PROGS:-stream jacobi cg mesh batchwin}
 thp=${THP:-madvise}
-numavm=$top/tools/numa-vm/numa-vm
+numavm=${NUMA_VM:-$top/tools/numa-vm/numa-vm}  # NUMA_VM: for testing run.sh
 ldflags=()
 if [ -n "${LIBOMP_DIR:-}" ]; then
   libdir=$(cd "$LIBOMP_DIR" && pwd)
