@@ -135,6 +135,22 @@ void __kmp_nt_initialize() {
 kmp_nt_range *__kmp_nt_pending = NULL;
 int __kmp_nt_npending = 0;
 static int nt_cap_pending = 0;
+kmp_nt_range *__kmp_nt_items = NULL;
+int __kmp_nt_nitems = 0;
+
+// Remember an item for the batch limit; past KMP_NT_MAX_ITEMS the items of
+// the next arming get no partition hints (their batches stop at segment
+// ends only).
+static void nt_add_item(uintptr_t start, uintptr_t end) {
+  if (!__kmp_nt_items)
+    __kmp_nt_items = (kmp_nt_range *)__kmp_allocate(sizeof(kmp_nt_range) *
+                                                    KMP_NT_MAX_ITEMS);
+  for (int i = __kmp_nt_nitems - 1; i >= 0 && i >= __kmp_nt_nitems - 8; i--)
+    if (__kmp_nt_items[i].start == start && __kmp_nt_items[i].end == end)
+      return; // asked again
+  if (__kmp_nt_nitems < KMP_NT_MAX_ITEMS)
+    __kmp_nt_items[__kmp_nt_nitems++] = {start, end};
+}
 
 static int nt_add_pending(uintptr_t start, uintptr_t end) {
   // Keep the list sorted and disjoint: merge what overlaps or touches.
@@ -252,6 +268,8 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
     }
     if (rc == 0)
       rc = nt_add_pending(start, end);
+    if (rc == 0)
+      nt_add_item(start, end);
     if (rc == 0)
       KMP_NT_ADD(requests, 1);
     else

@@ -123,8 +123,17 @@ int __kmp_nt_probe_mechanism();
 #define KMP_NT_MAXNODE (KMP_NT_MASK_WORDS * 8 * sizeof(unsigned long))
 #define KMP_NT_MAX_SEGMENTS 1024
 
+struct kmp_nt_range {
+  uintptr_t start, end; // page aligned, end exclusive
+};
+
 struct kmp_nt_segment {
   uintptr_t base, end; // unit aligned
+  // The items requested in it, sorted by start: a batch stays inside one
+  // item, and inside one part of the team's even partition of the item.
+  kmp_nt_range *items;
+  int nitems;
+  size_t items_bytes;
   unsigned shift; // log2 of the unit: the page, or a THP block
   int prot; // protection to restore
   int pol_mode; // memory policy to restore after mbind
@@ -146,6 +155,8 @@ extern volatile kmp_uint64 __kmp_nt_gen; // bumped at every arm and disarm
 // Teams of more than one thread running now: a fault while none runs is a
 // touch by serial code, which restores the page where it is.
 extern volatile int __kmp_nt_teams_running;
+// Threads of the outermost team running now (or last run).
+extern volatile int __kmp_nt_nproc;
 
 // Pages of a unit of `seg`.
 static inline kmp_uint64 __kmp_nt_unit_pages(const kmp_nt_segment *seg) {
@@ -191,11 +202,14 @@ int __kmp_nt_check_range(const kmp_nt_vma *v, int n, uintptr_t start,
 // ---------------------------------------------------------------------------
 // Requests waiting to be armed (kmp_nexttouch.cpp), under __kmp_nt_lock.
 
-struct kmp_nt_range {
-  uintptr_t start, end; // page aligned, end exclusive
-};
 extern kmp_nt_range *__kmp_nt_pending;
 extern int __kmp_nt_npending;
+// The same requests item by item (the list items of a directive, the ranges
+// of API calls), not merged, at most KMP_NT_MAX_ITEMS: the pending list
+// merges neighbours that share a page, the batch limit needs each one.
+#define KMP_NT_MAX_ITEMS 4096
+extern kmp_nt_range *__kmp_nt_items;
+extern int __kmp_nt_nitems;
 
 // ---------------------------------------------------------------------------
 // Migration (kmp_nexttouch_migrate.cpp; async-signal-safe)

@@ -39,6 +39,8 @@ static kmp_uint64 nt_forks = 0;
 static void nt_free_segment(kmp_nt_segment *seg) {
   if (seg->state)
     munmap(seg->state, seg->state_bytes);
+  if (seg->items)
+    __kmp_nt_private_free(seg->items, seg->items_bytes);
   __kmp_nt_private_free(seg, sizeof(kmp_nt_segment));
 }
 
@@ -60,7 +62,7 @@ static int nt_cmp_interval(const void *a, const void *b) {
 
 // Sorted; *n receives the count (allocated with __kmp_allocate).
 static nt_interval *nt_exclusions(int *n) {
-  int cap = 2 * KMP_NT_MAX_SEGMENTS + __kmp_threads_capacity + 1, k = 0;
+  int cap = 3 * KMP_NT_MAX_SEGMENTS + __kmp_threads_capacity + 1, k = 0;
   nt_interval *x = (nt_interval *)__kmp_allocate(sizeof(nt_interval) * cap);
   uintptr_t pg = (uintptr_t)__kmp_nt_page;
   for (int i = 0; i < __kmp_threads_capacity && k < cap; i++) {
@@ -89,7 +91,7 @@ static nt_interval *nt_exclusions(int *n) {
     x[k].start = (bottom & ~(pg - 1)) - ((guard + pg - 1) & ~(pg - 1));
     x[k++].end = (top + pg - 1) & ~(pg - 1);
   }
-  for (int i = 0; i < __kmp_nt_table_hwm && k + 2 <= cap; i++) {
+  for (int i = 0; i < __kmp_nt_table_hwm && k + 3 <= cap; i++) {
     kmp_nt_segment *s = __kmp_nt_table[i];
     if (!s)
       continue;
@@ -97,6 +99,10 @@ static nt_interval *nt_exclusions(int *n) {
     x[k++].end = (uintptr_t)s + ((sizeof(*s) + pg - 1) & ~(pg - 1));
     x[k].start = (uintptr_t)s->state;
     x[k++].end = (uintptr_t)s->state + s->state_bytes;
+    if (s->items) {
+      x[k].start = (uintptr_t)s->items;
+      x[k++].end = (uintptr_t)s->items + ((s->items_bytes + pg - 1) & ~(pg - 1));
+    }
   }
   uintptr_t tab, tab_end;
   if (__kmp_nt_private_table(&tab, &tab_end) && k < cap) {
@@ -154,6 +160,35 @@ static kmp_nt_vma *nt_check_armed(int *n, int smaps) {
 // ---------------------------------------------------------------------------
 // Arming
 
+static int nt_cmp_range(const void *a, const void *b) {
+  const kmp_nt_range *x = (const kmp_nt_range *)a, *y = (const kmp_nt_range *)b;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return x->end < y->end ? -1 : x->end > y->end;
+}
+
+// Give seg a copy of the requested items that meet it (__kmp_nt_items is
+// sorted by then); the fault path reads it, so it gets a mapping of its own.
+static void nt_attach_items(kmp_nt_segment *seg) {
+  int first = -1, n = 0;
+  for (int i = 0; i < __kmp_nt_nitems; i++)
+    if (__kmp_nt_items[i].start < seg->end && __kmp_nt_items[i].end > seg->base) {
+      if (first < 0)
+        first = i;
+      n = i - first + 1;
+    }
+  if (!n)
+    return;
+  size_t bytes = sizeof(kmp_nt_range) * n;
+  kmp_nt_range *items = (kmp_nt_range *)__kmp_nt_private_alloc(bytes);
+  if (!items)
+    return; // batches then stop at the segment's ends only
+  memcpy(items, &__kmp_nt_items[first], bytes);
+  seg->items = items;
+  seg->items_bytes = bytes;
+  seg->nitems = n;
+}
+
 // Arm [start, end) (unit aligned, read-write, one VMA's worth at most).
 static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
                          void **pages, int *status, unsigned shift) {
@@ -177,6 +212,7 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
     nt_free_segment(seg);
     return;
   }
+  nt_attach_items(seg);
   seg->pol_mode = MPOL_DEFAULT;
   if (__kmp_nt_get_mempolicy(&seg->pol_mode, seg->pol_mask, KMP_NT_MAXNODE,
                              (void *)start, MPOL_F_ADDR) != 0)
@@ -382,6 +418,7 @@ static void nt_arm_in_vma(const kmp_nt_vma *m, uintptr_t at, uintptr_t stop,
 static void nt_arm_pending() {
   kmp_uint64 t0 = __kmp_nt_now_ns();
   __kmp_nt_install_handler();
+  qsort(__kmp_nt_items, __kmp_nt_nitems, sizeof(kmp_nt_range), nt_cmp_range);
   // smaps (AnonHugePages) only if some pending range holds two huge blocks.
   int want_thp = 0;
   if (__kmp_nexttouch_thp && nt_thp_possible())
@@ -445,6 +482,7 @@ static void nt_arm_pending() {
     }
   }
   __kmp_nt_npending = 0;
+  __kmp_nt_nitems = 0;
   TCW_4(__kmp_nexttouch_pending, 0);
   KMP_NT_ADD(arms, 1);
   __kmp_free(pages);
@@ -609,7 +647,8 @@ void __kmp_nexttouch_fork(ident_t *loc, int gtid, kmp_team_t *team) {
   // region of the program; requests wait for the program's next one.
   if (!team || team->t.t_nproc <= 1 || KMP_HIDDEN_HELPER_THREAD(gtid))
     return;
-  __atomic_fetch_add(&__kmp_nt_teams_running, 1, __ATOMIC_ACQ_REL);
+  if (__atomic_fetch_add(&__kmp_nt_teams_running, 1, __ATOMIC_ACQ_REL) == 0)
+    __atomic_store_n(&__kmp_nt_nproc, team->t.t_nproc, __ATOMIC_RELEASE);
   __atomic_fetch_add(&nt_forks, 1, __ATOMIC_RELAXED);
   if (!TCR_4(__kmp_nexttouch_pending))
     return;

@@ -39,6 +39,7 @@ volatile int __kmp_nt_table_hwm = 0;
 volatile int __kmp_nt_handlers_active = 0;
 volatile kmp_uint64 __kmp_nt_gen = 1;
 volatile int __kmp_nt_teams_running = 0;
+volatile int __kmp_nt_nproc = 1;
 
 // Initial-exec TLS: an access is one %fs-relative load, never
 // __tls_get_addr (whose DTV lives in the heap, which a request may arm).
@@ -86,6 +87,91 @@ static nt_stream *nt_stream_for(const kmp_nt_segment *seg, size_t u,
   }
   *w = 1;
   return victim;
+}
+
+// The item of seg that holds the unit at a, in *it.  Returns 1, or 2 if the
+// unit is where one item ends and another starts (arrays 16 bytes apart on
+// the heap share a page).
+static int nt_item_of(const kmp_nt_segment *seg, uintptr_t a, uintptr_t usz,
+                      kmp_nt_range *it) {
+  int lo = 0, hi = seg->nitems; // find the first item that starts above a
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (seg->items[mid].start <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  int found = 0, edge = 0;
+  // Sorted by start; an earlier, longer item may hold a where the next one
+  // does not, so look a few back.  Then an item that starts inside the unit
+  // (THP units hold several pages).
+  for (int i = lo - 1; i >= 0 && i >= lo - 8; i--)
+    if (a < seg->items[i].end) {
+      if (!found++)
+        *it = seg->items[i];
+      edge |= seg->items[i].start >= a || seg->items[i].end <= a + usz;
+    }
+  if (lo < seg->nitems && seg->items[lo].start < a + usz) {
+    if (!found++)
+      *it = seg->items[lo];
+    edge = 1;
+  }
+  if (!found) {
+    it->start = seg->base;
+    it->end = seg->end;
+  }
+  return found > 1 && edge ? 2 : 1;
+}
+
+// Where a batch of up to wu units from unit u of seg must end (exclusive).
+// Taking pages ahead of the fault is right only for pages the same thread
+// would touch first, so a batch stays inside the requested item that holds
+// the fault (a list item of the directive, the range of an API call) and
+// does not cross
+//  - a multiple of its own size counted from the start of the item: the
+//    chunks of schedule(static, k) and schedule(dynamic, k) start at such
+//    multiples when they span a power of two of pages, so a batch does not
+//    reach into the next chunk, which is another thread's;
+//  - a boundary of the item's even partition among the threads of the
+//    running team: the parts of schedule(static) over the item, so the
+//    thread that finishes its part first does not take the start of its
+//    neighbour's.
+// A loop that partitions the data otherwise only gets smaller batches.
+static size_t nt_batch_limit(const kmp_nt_segment *seg, size_t u, size_t wu) {
+  uintptr_t usz = (uintptr_t)1 << seg->shift;
+  uintptr_t a = seg->base + (uintptr_t)u * usz;
+  kmp_nt_range it;
+  if (nt_item_of(seg, a, usz, &it) > 1)
+    return u + 1; // the last unit of one item and the first of the next
+  uintptr_t rs = it.start, re = it.end;
+  size_t lim = seg->nunits;
+  if (re < seg->end) // the unit holding the item's end
+    lim = (size_t)((re - seg->base + usz - 1) >> seg->shift);
+  size_t r = (size_t)((a - (rs < a ? rs : a)) >> seg->shift);
+  size_t aligned = u + (r / wu + 1) * wu - r;
+  if (aligned < lim)
+    lim = aligned;
+  kmp_uint64 nproc =
+      (kmp_uint64)__atomic_load_n(&__kmp_nt_nproc, __ATOMIC_ACQUIRE);
+  if (nproc > 1 && re > rs) {
+    // The first boundary b_k = rs + k * len / nproc above a, computed
+    // without overflow (b_k <= k * (q + 1) <= off for the k that the loop
+    // skips).  A unit that holds a boundary holds the ends of two parts: the
+    // batch ends with it.
+    kmp_uint64 len = re - rs, off = a > rs ? a - rs : 0, q = len / nproc,
+               m = len % nproc;
+    for (kmp_uint64 k = off / (q + 1) + 1; k < nproc; k++) {
+      uintptr_t b = rs + (uintptr_t)(q * k + m * k / nproc);
+      if (b <= a)
+        continue;
+      size_t ub = (size_t)((b - seg->base + usz - 1) >> seg->shift);
+      if (ub < lim)
+        lim = ub;
+      break;
+    }
+  }
+  return lim > u ? lim : u + 1;
 }
 
 // A write fault on a page that can be read is not on a page the engine
@@ -172,8 +258,9 @@ static int nt_fault(uintptr_t addr, void *uc) {
       size_t wu = (size_t)(w + unit_pages - 1) / unit_pages;
       if (wu > KMP_NEXTTOUCH_MAX_WINDOW)
         wu = KMP_NEXTTOUCH_MAX_WINDOW;
+      size_t lim = nt_batch_limit(seg, u, wu);
       size_t n = 1;
-      while (n < wu && u + n < seg->nunits) {
+      while (u + n < lim) {
         unsigned char t =
             __atomic_load_n(&seg->state[u + n], __ATOMIC_ACQUIRE);
         if (!(t & KMP_NT_ARMED) ||
