@@ -53,10 +53,18 @@ struct nt_stream {
   const kmp_nt_segment *seg;
   kmp_uint64 gen; // __kmp_nt_gen when it was last used
   size_t next; // the unit that continues the stream
+  size_t stop; // where its chunk is expected to end (a unit), or 0
   int window; // pages of its last batch
   unsigned lru;
 };
 static NT_TLS nt_stream nt_tls_streams[NT_STREAMS];
+// Where the thread's last stream started: the distance between the starts
+// of two streams in one item is nproc chunks of schedule(static, k) (about
+// as many with dynamic), which predicts where the new stream's chunk ends.
+static NT_TLS const kmp_nt_segment *nt_tls_start_seg;
+static NT_TLS kmp_uint64 nt_tls_start_gen;
+static NT_TLS uintptr_t nt_tls_start_item;
+static NT_TLS size_t nt_tls_start_unit;
 static NT_TLS unsigned nt_tls_clock;
 static NT_TLS uintptr_t nt_tls_last_page;
 static NT_TLS kmp_uint64 nt_tls_last_gen;
@@ -70,9 +78,12 @@ static NT_TLS uintptr_t nt_tls_chain_frame;
 
 static struct sigaction nt_prev_action;
 
-// The window for a fault at unit u of seg: grows on the stream it continues.
+// The window for a fault at unit u of seg, in the item that starts at
+// item: grows on the stream it continues.  A new stream gets a predicted
+// end (nt_tls_start_*); a thread that touches that unit itself goes on past
+// it, and the stream then grows freely.
 static nt_stream *nt_stream_for(const kmp_nt_segment *seg, size_t u,
-                                kmp_uint64 gen, int *w) {
+                                uintptr_t item, kmp_uint64 gen, int *w) {
   nt_stream *victim = &nt_tls_streams[0];
   for (int i = 0; i < NT_STREAMS; i++) {
     nt_stream *s = &nt_tls_streams[i];
@@ -80,12 +91,25 @@ static nt_stream *nt_stream_for(const kmp_nt_segment *seg, size_t u,
       *w = 2 * s->window;
       if (*w > __kmp_nexttouch_max_window)
         *w = __kmp_nexttouch_max_window;
+      if (s->stop && u >= s->stop)
+        s->stop = 0;
       return s;
     }
     if (s->lru < victim->lru)
       victim = s;
   }
   *w = 1;
+  victim->stop = 0;
+  if (nt_tls_start_seg == seg && nt_tls_start_gen == gen &&
+      nt_tls_start_item == item && u > nt_tls_start_unit) {
+    size_t nproc = (size_t)__atomic_load_n(&__kmp_nt_nproc, __ATOMIC_ACQUIRE);
+    size_t chunk = (u - nt_tls_start_unit) / (nproc > 1 ? nproc : 1);
+    victim->stop = u + (chunk ? chunk : 1);
+  }
+  nt_tls_start_seg = seg;
+  nt_tls_start_gen = gen;
+  nt_tls_start_item = item;
+  nt_tls_start_unit = u;
   return victim;
 }
 
@@ -137,13 +161,15 @@ static int nt_item_of(const kmp_nt_segment *seg, uintptr_t a, uintptr_t usz,
 //    running team: the parts of schedule(static) over the item, so the
 //    thread that finishes its part first does not take the start of its
 //    neighbour's.
-// A loop that partitions the data otherwise only gets smaller batches.
-static size_t nt_batch_limit(const kmp_nt_segment *seg, size_t u, size_t wu) {
+// A loop that partitions the data otherwise only gets smaller batches.  The
+// adaptive window also stops at its stream's predicted end (nt_stream_for),
+// for chunks that are not a power of two of pages.
+static size_t nt_batch_limit(const kmp_nt_segment *seg, size_t u, size_t wu,
+                             const kmp_nt_range &it, int shared) {
+  if (shared)
+    return u + 1; // the last unit of one item and the first of the next
   uintptr_t usz = (uintptr_t)1 << seg->shift;
   uintptr_t a = seg->base + (uintptr_t)u * usz;
-  kmp_nt_range it;
-  if (nt_item_of(seg, a, usz, &it) > 1)
-    return u + 1; // the last unit of one item and the first of the next
   uintptr_t rs = it.start, re = it.end;
   size_t lim = seg->nunits;
   if (re < seg->end) // the unit holding the item's end
@@ -249,16 +275,21 @@ static int nt_fault(uintptr_t addr, void *uc) {
       unsigned char old[KMP_NEXTTOUCH_MAX_WINDOW];
       old[0] = s;
       int unit_pages = (int)__kmp_nt_unit_pages(seg);
+      uintptr_t usz = (uintptr_t)1 << seg->shift;
+      kmp_nt_range it;
+      int shared = nt_item_of(seg, seg->base + u * usz, usz, &it) > 1;
       int w;
       nt_stream *st = NULL;
       if (__kmp_nexttouch_window)
         w = __kmp_nexttouch_window;
       else
-        st = nt_stream_for(seg, u, gen, &w);
+        st = nt_stream_for(seg, u, it.start, gen, &w);
       size_t wu = (size_t)(w + unit_pages - 1) / unit_pages;
       if (wu > KMP_NEXTTOUCH_MAX_WINDOW)
         wu = KMP_NEXTTOUCH_MAX_WINDOW;
-      size_t lim = nt_batch_limit(seg, u, wu);
+      size_t lim = nt_batch_limit(seg, u, wu, it, shared);
+      if (st && st->stop > u && st->stop < lim)
+        lim = st->stop;
       size_t n = 1;
       while (u + n < lim) {
         unsigned char t =
