@@ -269,7 +269,7 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
     if (rc == 0)
       rc = nt_add_pending(start, end);
     if (rc == 0)
-      nt_add_item(start, end);
+      nt_add_item((uintptr_t)ptrs[i], (uintptr_t)ptrs[i] + lens[i]);
     if (rc == 0)
       KMP_NT_ADD(requests, 1);
     else

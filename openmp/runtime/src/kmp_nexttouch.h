@@ -124,7 +124,7 @@ int __kmp_nt_probe_mechanism();
 #define KMP_NT_MAX_SEGMENTS 1024
 
 struct kmp_nt_range {
-  uintptr_t start, end; // page aligned, end exclusive
+  uintptr_t start, end; // end exclusive; page aligned but in items
 };
 
 struct kmp_nt_segment {
@@ -205,8 +205,9 @@ int __kmp_nt_check_range(const kmp_nt_vma *v, int n, uintptr_t start,
 extern kmp_nt_range *__kmp_nt_pending;
 extern int __kmp_nt_npending;
 // The same requests item by item (the list items of a directive, the ranges
-// of API calls), not merged, at most KMP_NT_MAX_ITEMS: the pending list
-// merges neighbours that share a page, the batch limit needs each one.
+// of API calls), as requested (not page aligned), not merged, at most
+// KMP_NT_MAX_ITEMS: the pending list merges neighbours that share a page,
+// the batch limit needs each one and where its bytes begin and end.
 #define KMP_NT_MAX_ITEMS 4096
 extern kmp_nt_range *__kmp_nt_items;
 extern int __kmp_nt_nitems;

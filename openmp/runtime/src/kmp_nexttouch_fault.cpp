@@ -52,6 +52,7 @@ volatile int __kmp_nt_nproc = 1;
 struct nt_stream {
   const kmp_nt_segment *seg;
   kmp_uint64 gen; // __kmp_nt_gen when it was last used
+  size_t first; // the unit where it started
   size_t next; // the unit that continues the stream
   size_t stop; // where its chunk is expected to end (a unit), or 0
   int window; // pages of its last batch
@@ -99,6 +100,7 @@ static nt_stream *nt_stream_for(const kmp_nt_segment *seg, size_t u,
       victim = s;
   }
   *w = 1;
+  victim->first = u;
   victim->stop = 0;
   if (nt_tls_start_seg == seg && nt_tls_start_gen == gen &&
       nt_tls_start_item == item && u > nt_tls_start_unit) {
@@ -148,55 +150,91 @@ static int nt_item_of(const kmp_nt_segment *seg, uintptr_t a, uintptr_t usz,
   return found > 1 && edge ? 2 : 1;
 }
 
-// Where a batch of up to wu units from unit u of seg must end (exclusive).
-// Taking pages ahead of the fault is right only for pages the same thread
-// would touch first, so a batch stays inside the requested item that holds
-// the fault (a list item of the directive, the range of an API call) and
-// does not cross
+// Where a batch of up to wu units from unit u of seg must end (exclusive);
+// the batch continues a stream that started at unit `first` (u for a new
+// one).  Taking pages ahead of the fault is right only for pages the same
+// thread would touch first, so a batch stays inside the requested item `it`
+// that holds the fault (a list item of the directive, the range of an API
+// call; a unit that two items share is a batch of its own) and does not
+// cross
 //  - a multiple of its own size counted from the start of the item: the
 //    chunks of schedule(static, k) and schedule(dynamic, k) start at such
 //    multiples when they span a power of two of pages, so a batch does not
 //    reach into the next chunk, which is another thread's;
-//  - a boundary of the item's even partition among the threads of the
-//    running team: the parts of schedule(static) over the item, so the
-//    thread that finishes its part first does not take the start of its
+//  - the end of the part of the item's even partition among the threads of
+//    the running team where the stream started (the parts of
+//    schedule(static) over the item): a thread that finishes its part early
+//    does not take the start of its neighbour's, nor does a stencil's read
+//    of the neighbour's first row (a halo) that continues its stream.
+// A loop that partitions the data otherwise only gets smaller batches.  The
+// adaptive window also stops at its stream's predicted end (nt_stream_for),
+// for chunks that are not a power of two of pages.
+// The end (a unit, exclusive) of the part of item `it`'s even partition
+// among the threads of the running team that holds a stream that started at
+// unit `first` of seg: the boundaries b_k = rs + k * len / nproc are where
+// the parts of the item's bytes meet (a loop's parts meet where its elements
+// do, a few elements away).  The stream's part is the one that holds the
+// last byte of its first unit (a unit that holds a boundary is the end of
+// one part and the start of the next; a thread that goes on from it is in
+// the next one), and the unit that holds the part's end is still in it.
+static size_t nt_part_end(const kmp_nt_segment *seg, size_t first,
+                          const kmp_nt_range &it) {
+  kmp_uint64 nproc =
+      (kmp_uint64)__atomic_load_n(&__kmp_nt_nproc, __ATOMIC_ACQUIRE);
+  uintptr_t usz = (uintptr_t)1 << seg->shift, rs = it.start, re = it.end;
+  if (nproc <= 1 || re <= rs)
+    return seg->nunits;
+  uintptr_t from = seg->base + (uintptr_t)first * usz + usz - 1;
+  // Computed without overflow; the loop skips the b_k <= k * (q + 1) <= off
+  // that lie below `from`.
+  kmp_uint64 len = re - rs, off = from > rs ? from - rs : 0, q = len / nproc,
+             m = len % nproc;
+  for (kmp_uint64 k = off / (q + 1) + 1; k < nproc; k++) {
+    uintptr_t b = rs + (uintptr_t)(q * k + m * k / nproc);
+    if (b <= from)
+      continue;
+    size_t ub = (size_t)((b - seg->base) >> seg->shift);
+    if ((b - seg->base) & (usz - 1))
+      ub++; // the unit that holds b
+    return ub < seg->nunits ? ub : seg->nunits;
+  }
+  return seg->nunits;
+}
+
+// Where a batch of up to wu units from unit u of seg must end (exclusive).
+// Taking pages ahead of the fault is right only for pages the same thread
+// would touch first, so a batch stays inside the requested item `it` that
+// holds the fault (a list item of the directive, the range of an API call;
+// a unit that two items share is a batch of its own) and does not cross
+//  - a multiple of its own size counted from the start of the item: the
+//    chunks of schedule(static, k) and schedule(dynamic, k) start at such
+//    multiples when they span a power of two of pages, so a batch does not
+//    reach into the next chunk, which is another thread's;
+//  - part_end, the end of the stream's part of the item's even partition
+//    among the team (nt_part_end; the parts of schedule(static) over it):
+//    a thread that finishes its part early does not take the start of its
 //    neighbour's.
 // A loop that partitions the data otherwise only gets smaller batches.  The
 // adaptive window also stops at its stream's predicted end (nt_stream_for),
 // for chunks that are not a power of two of pages.
 static size_t nt_batch_limit(const kmp_nt_segment *seg, size_t u, size_t wu,
-                             const kmp_nt_range &it, int shared) {
+                             size_t part_end, const kmp_nt_range &it,
+                             int shared) {
   if (shared)
     return u + 1; // the last unit of one item and the first of the next
   uintptr_t usz = (uintptr_t)1 << seg->shift;
   uintptr_t a = seg->base + (uintptr_t)u * usz;
   uintptr_t rs = it.start, re = it.end;
-  size_t lim = seg->nunits;
-  if (re < seg->end) // the unit holding the item's end
-    lim = (size_t)((re - seg->base + usz - 1) >> seg->shift);
+  size_t lim = part_end < seg->nunits ? part_end : seg->nunits;
+  if (re < seg->end) { // the unit holding the item's end
+    size_t ue = (size_t)((re - seg->base + usz - 1) >> seg->shift);
+    if (ue < lim)
+      lim = ue;
+  }
   size_t r = (size_t)((a - (rs < a ? rs : a)) >> seg->shift);
   size_t aligned = u + (r / wu + 1) * wu - r;
   if (aligned < lim)
     lim = aligned;
-  kmp_uint64 nproc =
-      (kmp_uint64)__atomic_load_n(&__kmp_nt_nproc, __ATOMIC_ACQUIRE);
-  if (nproc > 1 && re > rs) {
-    // The first boundary b_k = rs + k * len / nproc above a, computed
-    // without overflow (b_k <= k * (q + 1) <= off for the k that the loop
-    // skips).  A unit that holds a boundary holds the ends of two parts: the
-    // batch ends with it.
-    kmp_uint64 len = re - rs, off = a > rs ? a - rs : 0, q = len / nproc,
-               m = len % nproc;
-    for (kmp_uint64 k = off / (q + 1) + 1; k < nproc; k++) {
-      uintptr_t b = rs + (uintptr_t)(q * k + m * k / nproc);
-      if (b <= a)
-        continue;
-      size_t ub = (size_t)((b - seg->base + usz - 1) >> seg->shift);
-      if (ub < lim)
-        lim = ub;
-      break;
-    }
-  }
   return lim > u ? lim : u + 1;
 }
 
@@ -284,10 +322,19 @@ static int nt_fault(uintptr_t addr, void *uc) {
         w = __kmp_nexttouch_window;
       else
         st = nt_stream_for(seg, u, it.start, gen, &w);
+      size_t part_end = nt_part_end(seg, st ? st->first : u, it);
+      if (st && u >= part_end) {
+        // The stream went on past its part (a thread whose loop is not
+        // split like the item, or a stencil reading its neighbour's first
+        // row): it starts over here, from a window of one page.
+        st->first = u;
+        w = 1;
+        part_end = nt_part_end(seg, u, it);
+      }
       size_t wu = (size_t)(w + unit_pages - 1) / unit_pages;
       if (wu > KMP_NEXTTOUCH_MAX_WINDOW)
         wu = KMP_NEXTTOUCH_MAX_WINDOW;
-      size_t lim = nt_batch_limit(seg, u, wu, it, shared);
+      size_t lim = nt_batch_limit(seg, u, wu, part_end, it, shared);
       if (st && st->stop > u && st->stop < lim)
         lim = st->stop;
       size_t n = 1;
