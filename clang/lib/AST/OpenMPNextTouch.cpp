@@ -17,30 +17,22 @@
 
 using namespace clang;
 
-OMPNextTouchClause *
-OMPNextTouchClause::Create(const ASTContext &C, SourceLocation StartLoc,
-                           SourceLocation LParenLoc, SourceLocation EndLoc,
-                           ArrayRef<Expr *> VL, ArrayRef<Expr *> Lengths) {
-  assert(VL.size() == Lengths.size() && "one length per list item");
-  void *Mem = C.Allocate(totalSizeToAlloc<Expr *>(2 * VL.size()));
+OMPNextTouchClause *OMPNextTouchClause::Create(const ASTContext &C,
+                                               SourceLocation StartLoc,
+                                               SourceLocation LParenLoc,
+                                               SourceLocation EndLoc,
+                                               ArrayRef<Expr *> VL) {
+  void *Mem = C.Allocate(totalSizeToAlloc<Expr *>(VL.size()));
   auto *Clause =
       new (Mem) OMPNextTouchClause(StartLoc, LParenLoc, EndLoc, VL.size());
   Clause->setVarRefs(VL);
-  Clause->setLengths(Lengths);
   return Clause;
 }
 
 OMPNextTouchClause *OMPNextTouchClause::CreateEmpty(const ASTContext &C,
                                                     unsigned N) {
-  void *Mem = C.Allocate(totalSizeToAlloc<Expr *>(2 * N));
-  auto *Clause = new (Mem) OMPNextTouchClause(N);
-  std::fill_n(Clause->varlist_end(), N, nullptr);
-  return Clause;
-}
-
-void OMPNextTouchClause::setLengths(ArrayRef<Expr *> Lengths) {
-  assert(Lengths.size() == varlist_size() && "one length per list item");
-  std::copy(Lengths.begin(), Lengths.end(), varlist_end());
+  void *Mem = C.Allocate(totalSizeToAlloc<Expr *>(N));
+  return new (Mem) OMPNextTouchClause(N);
 }
 
 OMPNextTouchDirective *

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Parsing of lists of memory ranges, as in the affinity-on-next-touch
-// extension '#pragma omp nexttouch(list)':
+// Parsing of clauses whose argument is a list of memory ranges, such as the
+// implicit clause of the extension directive '#pragma omp nexttouch(list)':
 //
 //   memory-range-list:
 //     memory-range
@@ -16,6 +16,10 @@
 //     assignment-expression ':' assignment-expression     (ptr : len)
 //     array-section                                        (a[lb : len])
 //     assignment-expression                                (an array)
+//
+// Each item goes to Sema as it is parsed (SemaOpenMP::ActOnOpenMPMemoryRange),
+// the list to the clause's semantic action
+// (SemaOpenMP::ActOnOpenMPMemoryRangeListClause).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,8 +35,8 @@ using namespace clang;
 OMPClause *Parser::ParseOpenMPMemoryRangeListClause(OpenMPDirectiveKind DKind,
                                                     OpenMPClauseKind Kind,
                                                     bool ParseOnly) {
-  // The implicit clause of '#pragma omp nexttouch' starts at its '('; an
-  // explicit clause (such as a future 'readonly(list)') at its name.
+  // An implicit clause (the list of '#pragma omp nexttouch') starts at its
+  // '('; an explicit one at its name.
   SourceLocation Loc = Tok.getLocation();
   if (Tok.isNot(tok::l_paren))
     ConsumeToken();
@@ -43,25 +47,29 @@ OMPClause *Parser::ParseOpenMPMemoryRangeListClause(OpenMPDirectiveKind DKind,
   SourceLocation LOpen = T.getOpenLocation();
 
   SmallVector<Expr *, 4> Items;
-  SmallVector<Expr *, 4> Lengths;
   if (Tok.is(tok::r_paren))
-    Diag(Tok, diag::err_omp_nexttouch_missing_list);
+    Diag(Tok, diag::err_omp_memory_range_list_empty)
+        << getOpenMPDirectiveName(DKind);
   while (Tok.isNot(tok::r_paren) && Tok.isNot(tok::annot_pragma_openmp_end)) {
     ParseScope OMPListScope(this, Scope::OpenMPDirectiveScope);
     ColonProtectionRAIIObject ColonRAII(*this, /*Value=*/true);
     ExprResult Item =
         Actions.CorrectDelayedTyposInExpr(ParseAssignmentExpression());
     ExprResult Length;
-    bool HasLength = false;
+    SourceLocation ColonLoc;
     if (Tok.is(tok::colon)) {
-      ConsumeToken();
-      HasLength = true;
+      ColonLoc = ConsumeToken();
       ColonRAII.restore();
       Length = Actions.CorrectDelayedTyposInExpr(ParseAssignmentExpression());
     }
-    if (Item.isUsable() && (!HasLength || Length.isUsable())) {
-      Items.push_back(Item.get());
-      Lengths.push_back(HasLength ? Length.get() : nullptr);
+    if (Item.isUsable() && (ColonLoc.isInvalid() || Length.isUsable())) {
+      // An invalid item has been diagnosed; the others are still checked.
+      if (!ParseOnly) {
+        ExprResult Range = Actions.OpenMP().ActOnOpenMPMemoryRange(
+            DKind, Item.get(), ColonLoc, Length.get());
+        if (Range.isUsable())
+          Items.push_back(Range.get());
+      }
     } else {
       SkipUntil(tok::comma, tok::r_paren, tok::annot_pragma_openmp_end,
                 StopBeforeMatch);
@@ -87,7 +95,7 @@ OMPClause *Parser::ParseOpenMPMemoryRangeListClause(OpenMPDirectiveKind DKind,
   if (ParseOnly)
     return nullptr;
   // An empty list (after a diagnostic) still makes a clause, so that the
-  // directive is not diagnosed a second time for having no list.
-  return Actions.OpenMP().ActOnOpenMPNextTouchClause(Items, Lengths, Loc,
-                                                     LOpen, RLoc);
+  // construct is not diagnosed a second time for having no list.
+  return Actions.OpenMP().ActOnOpenMPMemoryRangeListClause(Kind, Items, Loc,
+                                                           LOpen, RLoc);
 }

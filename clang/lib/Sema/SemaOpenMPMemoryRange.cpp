@@ -6,22 +6,23 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Semantic analysis of lists of memory ranges and of the affinity-on-next-touch
-// extension '#pragma omp nexttouch(list)'. A list item is one of
+// Semantic analysis of lists of memory ranges, the argument of the extension
+// directive '#pragma omp nexttouch(list)' and of any later clause that takes
+// such a list. A list item is one of
 //
 //   ptr : len    ptr an object pointer (or an array, which decays), len an
 //                integer: 'len' elements of '*ptr' ('len' bytes for 'void *')
 //   a[lb : len]  a one-dimensional array section
-//   arr          a variable of complete array type (the whole array)
+//   arr          an lvalue of complete array type (the whole array)
 //
-// The checks are shared by every construct that takes such a list.
+// 'ptr : len' is desugared to the array section 'ptr[:len]', so that a list
+// is a plain list of expressions (see clang/AST/OpenMPMemoryRange.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
-#include "clang/AST/OpenMPClause.h"
-#include "clang/AST/StmtOpenMP.h"
+#include "clang/AST/OpenMPMemoryRange.h"
 #include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/OpenMPKinds.h"
 #include "clang/Sema/Sema.h"
@@ -29,88 +30,102 @@
 
 using namespace clang;
 
-bool SemaOpenMP::checkOpenMPMemoryRangeItem(Expr *&Item, Expr *&Length,
-                                            StringRef Construct) {
-  ASTContext &Ctx = getASTContext();
-  Sema &S = SemaRef;
+/// Warns about a length that is the constant 0.
+static void checkZeroLength(Sema &S, const Expr *Length, StringRef Construct) {
+  if (Length->isValueDependent())
+    return;
+  if (std::optional<llvm::APSInt> Value =
+          Length->getIntegerConstantExpr(S.getASTContext());
+      Value && Value->isZero())
+    S.Diag(Length->getExprLoc(), diag::warn_omp_memory_range_zero_length)
+        << Construct << Length->getSourceRange();
+}
+
+/// Checks 'Ptr : Length' and builds the section it stands for.
+static ExprResult buildPointerLengthRange(Sema &S, Expr *Ptr,
+                                          SourceLocation ColonLoc, Expr *Length,
+                                          StringRef Construct) {
+  ASTContext &Ctx = S.getASTContext();
   // Checked again when the template is instantiated.
-  if (Item->isTypeDependent() || (Length && Length->isTypeDependent()))
-    return true;
+  if (Ptr->isTypeDependent() || Length->isTypeDependent())
+    return buildOpenMPPointerLengthRange(Ctx, Ptr, ColonLoc, Length);
 
-  SourceLocation ELoc = Item->getExprLoc();
-  if (Length) {
-    // 'ptr : len'.
-    ExprResult Ptr = S.DefaultFunctionArrayLvalueConversion(Item);
-    if (Ptr.isInvalid())
-      return false;
-    QualType PtrTy = Ptr.get()->getType();
-    if (!PtrTy->isPointerType()) {
-      S.Diag(ELoc, diag::err_omp_memory_range_not_pointer)
-          << PtrTy << Construct << Item->getSourceRange();
-      return false;
-    }
-    QualType Pointee = PtrTy->getPointeeType();
-    // isCompleteType, not Type::isIncompleteType: a class template
-    // specialization that nothing required complete yet is instantiated here
-    // (as 'sizeof(*ptr)' would), not reported as incomplete.
-    if (Pointee->isFunctionType() ||
-        (!Pointee->isVoidType() && !S.isCompleteType(ELoc, Pointee))) {
-      S.Diag(ELoc, diag::err_omp_memory_range_bad_pointee)
-          << (Pointee->isFunctionType() ? 0 : 1) << PtrTy << Construct
-          << Item->getSourceRange();
-      return false;
-    }
-
-    SourceLocation LLoc = Length->getExprLoc();
-    ExprResult Len = S.DefaultLvalueConversion(Length);
-    if (Len.isInvalid())
-      return false;
-    QualType LenTy = Len.get()->getType();
-    if (!LenTy->isIntegralOrUnscopedEnumerationType()) {
-      S.Diag(LLoc, diag::err_omp_memory_range_length_not_integer)
-          << LenTy << Construct << Length->getSourceRange();
-      return false;
-    }
-    if (!Len.get()->isValueDependent()) {
-      if (std::optional<llvm::APSInt> Value =
-              Len.get()->getIntegerConstantExpr(Ctx)) {
-        if (Value->isNegative()) {
-          S.Diag(LLoc, diag::err_omp_memory_range_length_negative)
-              << toString(*Value, 10) << Construct << Length->getSourceRange();
-          return false;
-        }
-        if (Value->isZero())
-          S.Diag(LLoc, diag::warn_omp_memory_range_zero_length)
-              << Construct << Length->getSourceRange();
-      }
-    }
-    Item = Ptr.get();
-    Length = Len.get();
-    return true;
+  SourceLocation ELoc = Ptr->getExprLoc();
+  ExprResult PtrRes = S.DefaultFunctionArrayLvalueConversion(Ptr);
+  if (PtrRes.isInvalid())
+    return ExprError();
+  QualType PtrTy = PtrRes.get()->getType();
+  if (!PtrTy->isPointerType()) {
+    S.Diag(ELoc, diag::err_omp_memory_range_not_pointer)
+        << PtrTy << Construct << Ptr->getSourceRange();
+    return ExprError();
+  }
+  QualType Pointee = PtrTy->getPointeeType();
+  // isCompleteType, not Type::isIncompleteType: a class template
+  // specialization that nothing required complete yet is instantiated here
+  // (as 'sizeof(*ptr)' would), not reported as incomplete.
+  if (Pointee->isFunctionType() ||
+      (!Pointee->isVoidType() && !S.isCompleteType(ELoc, Pointee))) {
+    S.Diag(ELoc, diag::err_omp_memory_range_bad_pointee)
+        << (Pointee->isFunctionType() ? 0 : 1) << PtrTy << Construct
+        << Ptr->getSourceRange();
+    return ExprError();
   }
 
-  Expr *Stripped = Item->IgnoreParenImpCasts();
-  if (auto *Section = dyn_cast<ArraySectionExpr>(Stripped)) {
+  SourceLocation LLoc = Length->getExprLoc();
+  ExprResult LenRes = S.DefaultLvalueConversion(Length);
+  if (LenRes.isInvalid())
+    return ExprError();
+  QualType LenTy = LenRes.get()->getType();
+  if (!LenTy->isIntegralOrUnscopedEnumerationType()) {
+    S.Diag(LLoc, diag::err_omp_memory_range_length_not_integer)
+        << LenTy << Construct << Length->getSourceRange();
+    return ExprError();
+  }
+  if (!LenRes.get()->isValueDependent()) {
+    if (std::optional<llvm::APSInt> Value =
+            LenRes.get()->getIntegerConstantExpr(Ctx);
+        Value && Value->isNegative()) {
+      S.Diag(LLoc, diag::err_omp_memory_range_length_negative)
+          << toString(*Value, 10) << Construct << Length->getSourceRange();
+      return ExprError();
+    }
+  }
+  checkZeroLength(S, LenRes.get(), Construct);
+  return buildOpenMPPointerLengthRange(Ctx, PtrRes.get(), ColonLoc,
+                                       LenRes.get());
+}
+
+ExprResult SemaOpenMP::ActOnOpenMPMemoryRange(OpenMPDirectiveKind DKind,
+                                              Expr *Item,
+                                              SourceLocation ColonLoc,
+                                              Expr *Length) {
+  Sema &S = SemaRef;
+  StringRef Construct = getOpenMPDirectiveName(DKind);
+  if (Length)
+    return buildPointerLengthRange(S, Item, ColonLoc, Length, Construct);
+
+  // Checked again when the template is instantiated.
+  if (Item->isTypeDependent())
+    return Item;
+
+  SourceLocation ELoc = Item->getExprLoc();
+  if (auto *Section = dyn_cast<ArraySectionExpr>(Item->IgnoreParenImpCasts())) {
     // The lower bound, the length and their signs were checked when the
     // section was built; what is left is its shape.
     if (isa<ArraySectionExpr>(Section->getBase()->IgnoreParenImpCasts())) {
       S.Diag(ELoc, diag::err_omp_memory_range_section_dims)
           << Construct << Item->getSourceRange();
-      return false;
+      return ExprError();
     }
     if (Section->getColonLocFirst().isInvalid()) {
       S.Diag(ELoc, diag::err_omp_memory_range_expected)
           << Construct << Item->getSourceRange();
-      return false;
+      return ExprError();
     }
-    if (const Expr *SecLen = Section->getLength();
-        SecLen && !SecLen->isValueDependent())
-      if (std::optional<llvm::APSInt> Value =
-              SecLen->getIntegerConstantExpr(Ctx);
-          Value && Value->isZero())
-        S.Diag(SecLen->getExprLoc(), diag::warn_omp_memory_range_zero_length)
-            << Construct << SecLen->getSourceRange();
-    return true;
+    if (const Expr *SecLen = Section->getLength())
+      checkZeroLength(S, SecLen, Construct);
+    return Item;
   }
 
   QualType Ty = Item->getType();
@@ -118,50 +133,23 @@ bool SemaOpenMP::checkOpenMPMemoryRangeItem(Expr *&Item, Expr *&Length,
     if (Ty->isIncompleteArrayType()) {
       S.Diag(ELoc, diag::err_omp_memory_range_incomplete_array)
           << Ty << Construct << Item->getSourceRange();
-      return false;
+      return ExprError();
     }
-    return true;
+    return Item;
   }
 
   S.Diag(ELoc, diag::err_omp_memory_range_expected)
       << Construct << Item->getSourceRange();
-  return false;
+  return ExprError();
 }
 
-OMPClause *SemaOpenMP::ActOnOpenMPNextTouchClause(ArrayRef<Expr *> Items,
-                                                  ArrayRef<Expr *> Lengths,
-                                                  SourceLocation StartLoc,
-                                                  SourceLocation LParenLoc,
-                                                  SourceLocation EndLoc) {
-  assert(Items.size() == Lengths.size() && "one length per list item");
-  StringRef Name = getOpenMPDirectiveName(llvm::omp::OMPD_nexttouch);
-  SmallVector<Expr *, 4> CheckedItems;
-  SmallVector<Expr *, 4> CheckedLengths;
-  for (auto [Item, Length] : llvm::zip(Items, Lengths)) {
-    Expr *I = Item;
-    Expr *L = Length;
-    if (!checkOpenMPMemoryRangeItem(I, L, Name))
-      continue;
-    CheckedItems.push_back(I);
-    CheckedLengths.push_back(L);
+OMPClause *SemaOpenMP::ActOnOpenMPMemoryRangeListClause(
+    OpenMPClauseKind Kind, ArrayRef<Expr *> Items, SourceLocation StartLoc,
+    SourceLocation LParenLoc, SourceLocation EndLoc) {
+  switch (Kind) {
+  case llvm::omp::OMPC_nexttouch:
+    return ActOnOpenMPNextTouchClause(Items, StartLoc, LParenLoc, EndLoc);
+  default:
+    llvm_unreachable("clause does not take a list of memory ranges");
   }
-  return OMPNextTouchClause::Create(getASTContext(), StartLoc, LParenLoc,
-                                    EndLoc, CheckedItems, CheckedLengths);
-}
-
-StmtResult
-SemaOpenMP::ActOnOpenMPNextTouchDirective(ArrayRef<OMPClause *> Clauses,
-                                          SourceLocation StartLoc,
-                                          SourceLocation EndLoc) {
-  if (!OMPExecutableDirective::getSingleClause<OMPNextTouchClause>(Clauses)) {
-    Diag(StartLoc, diag::err_omp_nexttouch_missing_list);
-    return StmtError();
-  }
-  // The ranges are host memory; a target region runs elsewhere.
-  if (isInOpenMPTargetExecutionDirective()) {
-    Diag(StartLoc, diag::err_omp_nexttouch_in_target);
-    return StmtError();
-  }
-  return OMPNextTouchDirective::Create(getASTContext(), StartLoc, EndLoc,
-                                       Clauses);
 }

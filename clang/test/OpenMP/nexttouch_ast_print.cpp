@@ -50,12 +50,16 @@ void foo(int *p, void *vp, long n, int (&ra)[8]) {
 // CHECK-NEXT: }
 
 // DUMP-LABEL: FunctionDecl {{.*}} foo 'void (int *, void *, long, int (&)[8])'
+// 'p : n' is the section 'p[:n]', which has no brackets: it ends at 'n'.
 // DUMP:      OMPNextTouchDirective
 // DUMP-NEXT: OMPNexttouchClause
+// DUMP-NEXT: ArraySectionExpr {{.*}} <col:23, col:27> '<array section type>' lvalue
 // DUMP-NEXT: ImplicitCastExpr {{.*}} 'int *' <LValueToRValue>
 // DUMP-NEXT: DeclRefExpr {{.*}} 'int *' lvalue ParmVar {{.*}} 'p' 'int *'
+// DUMP-NEXT: <<<NULL>>>
 // DUMP-NEXT: ImplicitCastExpr {{.*}} 'long' <LValueToRValue>
 // DUMP-NEXT: DeclRefExpr {{.*}} 'long' lvalue ParmVar {{.*}} 'n' 'long'
+// DUMP-NEXT: <<<NULL>>>
 
 template <class T, int N>
 T tmain(T *p, T (&a)[N], int n) {
@@ -93,13 +97,21 @@ T tmain(T *p, T (&a)[N], int n) {
 // DUMP:      FunctionDecl {{.*}} tmain 'T (T *, T (&)[N], int)'
 // DUMP:      OMPNextTouchDirective
 // DUMP-NEXT: OMPNexttouchClause
+// DUMP-NEXT: ArraySectionExpr {{.*}} <col:23, col:27> '<dependent type>' lvalue
 // DUMP-NEXT: DeclRefExpr {{.*}} 'T *' lvalue ParmVar {{.*}} 'p' 'T *'
+// DUMP-NEXT: <<<NULL>>>
 // DUMP-NEXT: DeclRefExpr {{.*}} 'int' lvalue ParmVar {{.*}} 'n' 'int'
+// DUMP-NEXT: <<<NULL>>>
 // DUMP:      FunctionDecl {{.*}} used tmain 'int (int *, int (&)[4], int)'
 // DUMP:      OMPNextTouchDirective
 // DUMP-NEXT: OMPNexttouchClause
+// DUMP-NEXT: ArraySectionExpr {{.*}} <col:23, col:27> '<array section type>' lvalue
 // DUMP-NEXT: ImplicitCastExpr {{.*}} 'int *' <LValueToRValue>
 // DUMP-NEXT: DeclRefExpr {{.*}} 'int *' lvalue ParmVar {{.*}} 'p' 'int *'
+// DUMP-NEXT: <<<NULL>>>
+// DUMP-NEXT: ImplicitCastExpr {{.*}} 'int' <LValueToRValue>
+// DUMP-NEXT: DeclRefExpr {{.*}} 'int' lvalue ParmVar {{.*}} 'n' 'int'
+// DUMP-NEXT: <<<NULL>>>
 
 struct S {
   int buf[16];
@@ -113,6 +125,18 @@ struct S {
 // CHECK:      void touch() {
 // CHECK-NEXT: #pragma omp nexttouch (this->buf, this->data : this->size, this->buf[1:2], this : 1){{$}}
 
+// 'ptr : len' is printed as written, in the template and once instantiated
+// (with 'void *', where a written section 'p[:n]' would be an error).
+template <class T> void tvoid(T *p, long n) {
+#pragma omp nexttouch(p : n, (p) : 2 * n)
+}
+// CHECK-LABEL: template <class T> void tvoid(T *p, long n) {
+// CHECK-NEXT: #pragma omp nexttouch (p : n, (p) : 2 * n){{$}}
+// CHECK-NEXT: }
+// CHECK-LABEL: template<> void tvoid<void>(void *p, long n) {
+// CHECK-NEXT: #pragma omp nexttouch (p : n, (p) : 2 * n){{$}}
+// CHECK-NEXT: }
+
 int main(int argc, char **argv) {
   int a[4];
   double d[2];
@@ -122,6 +146,7 @@ int main(int argc, char **argv) {
   l(a);
   S s;
   s.touch();
+  tvoid(static_cast<void *>(a), argc);
   return tmain(a, a, argc) + tmain(d, d, argc);
 }
 // CHECK-LABEL: int main(int argc, char **argv) {

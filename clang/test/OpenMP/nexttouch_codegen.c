@@ -199,10 +199,10 @@ void section_var(int *p, long lb, int len) {
 // CHECK: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
 // CHECK: [[P:%.+]] = load ptr, ptr %p.addr, align 8
 // CHECK-NEXT: [[LB:%.+]] = load i64, ptr %lb.addr, align 8
-// CHECK-NEXT: [[LEN:%.+]] = load i32, ptr %len.addr, align 4
-// CHECK-NEXT: [[CNT:%.+]] = sext i32 [[LEN]] to i64
 // CHECK-NEXT: [[OFF:%.+]] = mul i64 [[LB]], 4
 // CHECK-NEXT: [[BASE:%.+]] = getelementptr i8, ptr [[P]], i64 [[OFF]]
+// CHECK-NEXT: [[LEN:%.+]] = load i32, ptr %len.addr, align 4
+// CHECK-NEXT: [[CNT:%.+]] = sext i32 [[LEN]] to i64
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %nt.ranges, i64 0, i64 0
 // CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE]], ptr [[F]], align 8
@@ -214,7 +214,7 @@ void section_var(int *p, long lb, int len) {
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
 
 // 'a[lb :]' runs to the end of the array: 10 - lb elements; 'a[: len]'
-// starts at a[0].
+// starts at a[0], the array itself.
 void section_open(int lb) {
   double arr[10];
 #pragma omp nexttouch(arr[3 :], arr[lb :], arr[: lb])
@@ -225,12 +225,11 @@ void section_open(int lb) {
 // CHECK: [[BASE0:%.+]] = getelementptr i8, ptr %arr, i64 24
 // CHECK-NEXT: [[LB:%.+]] = load i32, ptr %lb.addr, align 4
 // CHECK-NEXT: [[LB64:%.+]] = sext i32 [[LB]] to i64
-// CHECK-NEXT: [[CNT1:%.+]] = sub i64 10, [[LB64]]
 // CHECK-NEXT: [[OFF1:%.+]] = mul i64 [[LB64]], 8
 // CHECK-NEXT: [[BASE1:%.+]] = getelementptr i8, ptr %arr, i64 [[OFF1]]
+// CHECK-NEXT: [[CNT1:%.+]] = sub i64 10, [[LB64]]
 // CHECK-NEXT: [[LEN:%.+]] = load i32, ptr %lb.addr, align 4
 // CHECK-NEXT: [[CNT2:%.+]] = sext i32 [[LEN]] to i64
-// CHECK-NEXT: [[BASE2:%.+]] = getelementptr i8, ptr %arr, i64 0
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %nt.ranges, i64 0, i64 0
 // CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE0]], ptr [[F]], align 8
@@ -247,7 +246,7 @@ void section_open(int lb) {
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
 // CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %nt.ranges, i64 0, i64 2
 // CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
-// CHECK-NEXT: store ptr [[BASE2]], ptr [[F]], align 8
+// CHECK-NEXT: store ptr %arr, ptr [[F]], align 8
 // CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT2]], ptr [[F]], align 8
 // CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
@@ -266,9 +265,9 @@ void section_vla(int n, int lb) {
 // CHECK: %vla = alloca i32, i64 [[NUM]], align 16
 // CHECK: [[LB:%.+]] = load i32, ptr %lb.addr, align 4
 // CHECK-NEXT: [[LB64:%.+]] = sext i32 [[LB]] to i64
-// CHECK-NEXT: [[CNT:%.+]] = sub i64 [[NUM]], [[LB64]]
 // CHECK-NEXT: [[OFF:%.+]] = mul i64 [[LB64]], 4
 // CHECK-NEXT: [[BASE:%.+]] = getelementptr i8, ptr %vla, i64 [[OFF]]
+// CHECK-NEXT: [[CNT:%.+]] = sub i64 [[NUM]], [[LB64]]
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %nt.ranges, i64 0, i64 0
 // CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE]], ptr [[F]], align 8
@@ -292,9 +291,9 @@ void section_vla2(int n, int k, int lb) {
 // CHECK: [[ROW:%.+]] = mul nuw i64 [[K]], 4
 // CHECK-NEXT: [[LB:%.+]] = load i32, ptr %lb.addr, align 4
 // CHECK-NEXT: [[LB64:%.+]] = sext i32 [[LB]] to i64
-// CHECK-NEXT: [[CNT:%.+]] = sub i64 [[N]], [[LB64]]
 // CHECK-NEXT: [[OFF:%.+]] = mul i64 [[LB64]], [[ROW]]
 // CHECK-NEXT: [[BASE:%.+]] = getelementptr i8, ptr %vla, i64 [[OFF]]
+// CHECK-NEXT: [[CNT:%.+]] = sub i64 [[N]], [[LB64]]
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %nt.ranges, i64 0, i64 0
 // CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE]], ptr [[F]], align 8
@@ -510,7 +509,7 @@ void in_parallel(int *p, int n) {
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
 // CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %nt.ranges, i64 0, i64 0
 // CHECK-NEXT: [[TIDADDR:%.+]] = load ptr, ptr %.global_tid..addr, align 8
 // CHECK-NEXT: [[GTID:%.+]] = load i32, ptr [[TIDADDR]], align 4
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %nt.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])

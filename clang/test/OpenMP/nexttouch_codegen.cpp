@@ -99,8 +99,8 @@ void use_tmpl(short *s, short (&sa)[3], double *d, double (&da)[5], long n) {
 // CHECK-NEXT: [[A2:%.+]] = load ptr, ptr %a.addr, align 8
 // CHECK-NEXT: [[BASE2:%.+]] = getelementptr i8, ptr [[A2]], i64 2
 // CHECK-NEXT: [[P3:%.+]] = load ptr, ptr %p.addr, align 8
-// CHECK-NEXT: [[N:%.+]] = load i64, ptr %n.addr, align 8
 // CHECK-NEXT: [[BASE3:%.+]] = getelementptr i8, ptr [[P3]], i64 0
+// CHECK-NEXT: [[N:%.+]] = load i64, ptr %n.addr, align 8
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %nt.ranges, i64 0, i64 0
 // CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
@@ -138,8 +138,8 @@ void use_tmpl(short *s, short (&sa)[3], double *d, double (&da)[5], long n) {
 // CHECK-NEXT: [[A2:%.+]] = load ptr, ptr %a.addr, align 8
 // CHECK-NEXT: [[BASE2:%.+]] = getelementptr i8, ptr [[A2]], i64 8
 // CHECK-NEXT: [[P3:%.+]] = load ptr, ptr %p.addr, align 8
-// CHECK-NEXT: [[N:%.+]] = load i64, ptr %n.addr, align 8
 // CHECK-NEXT: [[BASE3:%.+]] = getelementptr i8, ptr [[P3]], i64 0
+// CHECK-NEXT: [[N:%.+]] = load i64, ptr %n.addr, align 8
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %nt.ranges, i64 0, i64 0
 // CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8

@@ -150,6 +150,10 @@ void tlambda(T *p, int n) {
 void use_templates(int *p, int n, Inc *ip) {
   int a[10];
   tptr(p, n);
+  // 'ptr : len' is checked again as such, not as the section 'p[:n]' that
+  // it stands for in the AST (an error for 'void *').
+  tptr(static_cast<void *>(p), n);
+  tptr(static_cast<const volatile void *>(p), n);
   tptr(n, n); // expected-note {{in instantiation of function template specialization 'tptr<int>' requested here}}
   tptr(fn, n); // expected-note {{in instantiation of function template specialization 'tptr<void (*)()>' requested here}}
   tptr(ip, n); // expected-note {{in instantiation of function template specialization 'tptr<Inc *>' requested here}}

@@ -1,0 +1,63 @@
+//===--- OpenMPMemoryRange.h - Lists of memory ranges -----------*- C++ -*-===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Lists of memory ranges, the argument of the extension directive
+// '#pragma omp nexttouch(list)' (and meant for any later clause that takes
+// such a list). A list item is written as one of
+//
+//   ptr : len    'len' elements of '*ptr' ('len' bytes for 'void *')
+//   a[lb : len]  a one-dimensional OpenMP array section
+//   arr          an lvalue of complete array type (the whole object)
+//
+// In the AST every item is an expression: an OpenMP ArraySectionExpr, or the
+// array lvalue. Sema desugars 'ptr : len' to the section 'ptr[:len]' whose
+// base is 'ptr' converted to a pointer rvalue (so 'void *' is allowed there,
+// unlike in a written section, and an array operand decays: no bound check).
+// Such a section has no brackets: its end location is the end of its length,
+// which is how the printer gives back the spelling 'ptr : len' and how
+// template instantiation knows to check it as 'ptr : len' again.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLVM_CLANG_AST_OPENMPMEMORYRANGE_H
+#define LLVM_CLANG_AST_OPENMPMEMORYRANGE_H
+
+#include "clang/Basic/SourceLocation.h"
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace clang {
+class ArraySectionExpr;
+class ASTContext;
+class Expr;
+struct PrintingPolicy;
+
+/// Builds the array section 'Ptr[:Length]' that the list item 'Ptr : Length'
+/// stands for. \p Ptr is a pointer rvalue and \p Length an integer rvalue
+/// (either may be type-dependent); \p ColonLoc is the location of ':'.
+ArraySectionExpr *buildOpenMPPointerLengthRange(const ASTContext &C, Expr *Ptr,
+                                                SourceLocation ColonLoc,
+                                                Expr *Length);
+
+/// If \p E is a list item written 'ptr : len' (see
+/// buildOpenMPPointerLengthRange), returns its section; otherwise null.
+const ArraySectionExpr *getOpenMPPointerLengthRange(const Expr *E);
+inline ArraySectionExpr *getOpenMPPointerLengthRange(Expr *E) {
+  return const_cast<ArraySectionExpr *>(
+      getOpenMPPointerLengthRange(static_cast<const Expr *>(E)));
+}
+
+/// Prints the list item \p E as written: 'ptr : len', a section, an array.
+void printOpenMPMemoryRange(llvm::raw_ostream &OS, const Expr *E,
+                            const PrintingPolicy &Policy);
+
+} // namespace clang
+
+#endif // LLVM_CLANG_AST_OPENMPMEMORYRANGE_H

@@ -1,0 +1,44 @@
+//===--- CGOpenMPMemoryRange.h - Emit lists of memory ranges ----*- C++ -*-===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Code generation of lists of memory ranges (see clang/AST/OpenMPMemoryRange.h)
+// as the runtime's arrays of ranges.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLVM_CLANG_LIB_CODEGEN_CGOPENMPMEMORYRANGE_H
+#define LLVM_CLANG_LIB_CODEGEN_CGOPENMPMEMORYRANGE_H
+
+#include "clang/Basic/LLVM.h"
+
+namespace llvm {
+class Value;
+} // namespace llvm
+
+namespace clang {
+class Expr;
+
+namespace CodeGen {
+class CodeGenFunction;
+
+/// Evaluates the list items \p Items (array sections and arrays), each
+/// exactly once and in order, into a stack array of the runtime's
+///
+///   struct { void *base; size_t count; size_t elem_size; }
+///
+/// one per item, and returns a pointer to its first element. A signed
+/// length is sign-extended, and a length wider than size_t that does not fit
+/// becomes SIZE_MAX, so that the runtime, which multiplies count by
+/// elem_size, reports such lengths instead of seeing a small, wrapped range.
+llvm::Value *emitOpenMPMemoryRangeArray(CodeGenFunction &CGF,
+                                        ArrayRef<const Expr *> Items);
+
+} // namespace CodeGen
+} // namespace clang
+
+#endif // LLVM_CLANG_LIB_CODEGEN_CGOPENMPMEMORYRANGE_H
