@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# patches.sh regen | check
+# patches.sh regen | check | prefixes [options]
 #
 #   regen  write patches/ (numbered patches + series) from the commits of
 #          build/src/llvm-project on top of its pristine 19.1.7 commit.
 #   check  verify that patches/ and the tree agree (same commits, same diffs),
 #          that the tree has no uncommitted changes to upstream files, and
 #          that the series applies to a pristine 19.1.7 checkout.
+#   prefixes every prefix of the series compiles the files its last patch
+#          touches (scripts/patch-prefixes.py; options: --jobs N, --from K,
+#          --to K, --keep).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/config.sh"
@@ -78,8 +81,12 @@ check)
   [ $rc = 0 ] && echo "patches: OK, $(echo "$want" | grep -c . || true) patches, no drift"
   exit $rc
   ;;
+prefixes)
+  shift
+  exec python3 "$top/scripts/patch-prefixes.py" "$@"
+  ;;
 *)
-  echo "usage: $0 regen|check" >&2
+  echo "usage: $0 regen|check|prefixes [options]" >&2
   exit 2
   ;;
 esac
