@@ -52,17 +52,17 @@ static llvm::Value *emitCount(CodeGenFunction &CGF, const Expr *E) {
     // Sign-extend signed lengths: a negative one becomes a count the runtime
     // rejects, not a small positive one.
     return CGF.Builder.CreateIntCast(
-        V, CGF.SizeTy, E->getType()->isSignedIntegerType(), "nt.count");
+        V, CGF.SizeTy, E->getType()->isSignedIntegerType(), "omp.range.count");
   // Wider than size_t (__int128, _BitInt): a value that does not fit, or a
   // negative one (huge as unsigned), saturates to SIZE_MAX, which the runtime
   // reports as an overflow, instead of being truncated to a small count.
   CGBuilderTy &B = CGF.Builder;
   llvm::Value *Max = llvm::ConstantInt::get(
       V->getType(), llvm::APInt::getMaxValue(SizeBits).zext(Bits));
-  llvm::Value *Fits = B.CreateICmpULE(V, Max, "nt.fits");
+  llvm::Value *Fits = B.CreateICmpULE(V, Max, "omp.range.fits");
   return B.CreateSelect(Fits, B.CreateTrunc(V, CGF.SizeTy),
                         llvm::ConstantInt::getAllOnesValue(CGF.SizeTy),
-                        "nt.count");
+                        "omp.range.count");
 }
 
 static llvm::Value *emitElemSize(CodeGenFunction &CGF, QualType Ty) {
@@ -99,8 +99,8 @@ static MemoryRange emitRange(CodeGenFunction &CGF, const Expr *Item) {
     llvm::Value *Lower = nullptr;
     if (const Expr *LB = Section->getLowerBound()) {
       Lower = emitCount(CGF, LB);
-      llvm::Value *Offset = B.CreateMul(Lower, ElemSize, "nt.offset");
-      Base = B.CreateGEP(CGF.Int8Ty, Ptr, Offset, "nt.base");
+      llvm::Value *Offset = B.CreateMul(Lower, ElemSize, "omp.range.offset");
+      Base = B.CreateGEP(CGF.Int8Ty, Ptr, Offset, "omp.range.base");
     }
     llvm::Value *Count;
     if (const Expr *Len = Section->getLength()) {
@@ -119,7 +119,7 @@ static MemoryRange emitRange(CodeGenFunction &CGF, const Expr *Item) {
         NumElts = B.CreateIntCast(
             CGF.getVLAElements1D(cast<VariableArrayType>(AT)).NumElts,
             CGF.SizeTy, /*isSigned=*/false);
-      Count = Lower ? B.CreateSub(NumElts, Lower, "nt.count") : NumElts;
+      Count = Lower ? B.CreateSub(NumElts, Lower, "omp.range.count") : NumElts;
     }
     return {Base, Count, ElemSize};
   }
@@ -141,7 +141,7 @@ llvm::Value *CodeGen::emitOpenMPMemoryRangeArray(CodeGenFunction &CGF,
       llvm::StructType::get(CGF.VoidPtrTy, CGF.SizeTy, CGF.SizeTy);
   llvm::ArrayType *ArrayTy = llvm::ArrayType::get(RangeTy, Ranges.size());
   Address Array =
-      CGF.CreateTempAlloca(ArrayTy, CGF.getPointerAlign(), "nt.ranges");
+      CGF.CreateTempAlloca(ArrayTy, CGF.getPointerAlign(), "omp.ranges");
   for (auto [I, R] : llvm::enumerate(Ranges)) {
     Address Elt = B.CreateConstArrayGEP(Array, I);
     Elt = Elt.withElementType(RangeTy);
