@@ -88,11 +88,14 @@ static void nt_initialize_locked() {
   while ((1L << __kmp_nt_page_shift) < __kmp_nt_page)
     __kmp_nt_page_shift++;
   __kmp_nt_thp_shift = nt_thp_shift(__kmp_nt_page_shift);
-  if (__kmp_nexttouch) {
+  // The readonly engine (kmp_readonly*.cpp) needs the topology too.
+  if (__kmp_nexttouch || __kmp_readonly) {
     const char *why = NULL;
     __kmp_nt_num_nodes = __kmp_nt_topology(&why);
-    if (why && !__kmp_nexttouch_force)
+    if (why && !__kmp_nexttouch_force && !__kmp_readonly_force)
       KMP_WARNING(NextTouchNoTopology, why);
+  }
+  if (__kmp_nexttouch) {
     if (__kmp_nt_num_nodes > 1)
       __kmp_nt_mech = __kmp_nt_probe_mechanism();
     if (__kmp_nexttouch_mechanism == kmp_nexttouch_mechanism_move_pages)
@@ -261,6 +264,8 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
       codes[i] = 0;
       continue;
     }
+    if (rc == 0)
+      rc = __kmp_ro_yield_range(start, end); // readonly items there: dropped
     if (rc == 0) {
       if (nvmas < 0)
         nvmas = __kmp_nt_read_maps(&vmas, 0);
@@ -308,6 +313,8 @@ static kmp_i18n_id_t nt_reason(int e) {
     return kmp_i18n_str_NextTouchEFAULT;
   case EACCES:
     return kmp_i18n_str_NextTouchEACCES;
+  case EBUSY:
+    return kmp_i18n_str_NextTouchEBUSY;
   default:
     return kmp_i18n_str_NextTouchENOMEM;
   }

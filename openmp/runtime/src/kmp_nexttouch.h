@@ -15,6 +15,10 @@
  *   kmp_nexttouch_fault.cpp    the SIGSEGV handler  [signal handler]
  *   kmp_nexttouch_migrate.cpp  moving and releasing pages  [signal handler]
  *
+ * The readonly(list) engine (kmp_readonly*.cpp, kmp_readonly.h) shares the
+ * handler, the private mappings, the system calls, the topology and the
+ * counters.
+ *
  * The two files marked [signal handler] hold only async-signal-safe code:
  * no locks, no allocation, no stdio, no libomp data structures.
  */
@@ -71,7 +75,20 @@
   X(arm_ns)                                                                    \
   X(disarm_ns)                                                                 \
   X(pages_touched_serial)                                                      \
-  X(pages_expired)
+  X(pages_expired)                                                             \
+  X(readonly_regions)                                                          \
+  X(readonly_items)                                                            \
+  X(readonly_replicas)                                                         \
+  X(readonly_bytes_replicated)                                                 \
+  X(readonly_replicas_reused)                                                  \
+  X(readonly_refreshes)                                                        \
+  X(readonly_serial_writes)                                                    \
+  X(readonly_write_traps)                                                      \
+  X(readonly_fallback_one_node)                                                \
+  X(readonly_fallback_budget)                                                  \
+  X(readonly_fallback_unreplicable)                                            \
+  X(readonly_dropped)                                                          \
+  X(readonly_replica_ns)
 
 extern kmp_nexttouch_counters_t __kmp_nt_cnt;
 #define KMP_NT_ADD(field, v)                                                   \
@@ -186,6 +203,8 @@ struct kmp_nt_vma {
   uintptr_t start, end;
   int prot;
   int stack; // the main thread's [stack]
+  int shared; // MAP_SHARED ('s')
+  kmp_uint64 offset, inode; // of a file mapping (inode 0: anonymous)
   uintptr_t thp_bytes; // AnonHugePages (read from smaps only when wanted)
 };
 
@@ -239,9 +258,32 @@ int __kmp_nt_private_table(uintptr_t *start, uintptr_t *end);
 // Requests (kmp_nexttouch.cpp) and arming (kmp_nexttouch_arm.cpp), under
 // __kmp_nt_lock.
 void __kmp_nt_remove_pending(uintptr_t start, uintptr_t end);
-void __kmp_nt_register_atfork();
+void __kmp_nt_register_atfork(); // once, for both engines
 // The report at shutdown (kmp_nexttouch_counters.cpp).
 void __kmp_nt_report();
+
+// ---------------------------------------------------------------------------
+// The readonly(list) engine's hooks (kmp_readonly*.cpp)
+
+// Set once readonly list items may be write-protected.
+extern volatile int __kmp_ro_live;
+// The fault path: 1 if the fault at addr was a write to a list item's
+// protected pages and was handled (retry the access); 0 if it is not the
+// readonly engine's.  Does not return for a fatal write in a region.
+// Async-signal-safe.
+int __kmp_ro_fault(uintptr_t addr, void *uc);
+// A next-touch request on [start, end): cached readonly items there are
+// dropped (no region uses them) or keep it (EBUSY).  Under __kmp_nt_lock.
+int __kmp_ro_yield_range(uintptr_t start, uintptr_t end);
+// The readonly engine's own mappings, which arming must never protect: at
+// most `max` ranges in out; their number.  Under __kmp_nt_lock.
+int __kmp_ro_private_ranges(kmp_nt_range *out, int max);
+int __kmp_ro_private_max();
+// At shutdown: every item is dropped (protection restored).
+void __kmp_ro_cleanup();
+// fork(2), from the engine's atfork handlers: 0 prepare (take the readonly
+// lock, after __kmp_nt_lock), 1 parent (release it), 2 child (reset).
+void __kmp_ro_atfork(int phase);
 
 #endif // KMP_NEXTTOUCH_SUPPORTED
 

@@ -62,7 +62,9 @@ static int nt_cmp_interval(const void *a, const void *b) {
 
 // Sorted; *n receives the count (allocated with __kmp_allocate).
 static nt_interval *nt_exclusions(int *n) {
-  int cap = 3 * KMP_NT_MAX_SEGMENTS + __kmp_threads_capacity + 1, k = 0;
+  int cap = 3 * KMP_NT_MAX_SEGMENTS + __kmp_threads_capacity + 1 +
+            __kmp_ro_private_max(),
+      k = 0;
   nt_interval *x = (nt_interval *)__kmp_allocate(sizeof(nt_interval) * cap);
   uintptr_t pg = (uintptr_t)__kmp_nt_page;
   for (int i = 0; i < __kmp_threads_capacity && k < cap; i++) {
@@ -108,6 +110,17 @@ static nt_interval *nt_exclusions(int *n) {
   if (__kmp_nt_private_table(&tab, &tab_end) && k < cap) {
     x[k].start = tab;
     x[k++].end = tab_end;
+  }
+  // The readonly engine's items and replicas (its fault path writes them).
+  if (TCR_4(__kmp_ro_live)) {
+    kmp_nt_range *ro = (kmp_nt_range *)__kmp_allocate(
+        sizeof(kmp_nt_range) * __kmp_ro_private_max());
+    int nro = __kmp_ro_private_ranges(ro, __kmp_ro_private_max());
+    for (int i = 0; i < nro && k < cap; i++) {
+      x[k].start = ro[i].start;
+      x[k++].end = ro[i].end;
+    }
+    __kmp_free(ro);
   }
   qsort(x, k, sizeof(nt_interval), nt_cmp_interval);
   *n = k;
@@ -609,10 +622,14 @@ static void nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
 // (prepare takes it), and a unit claimed by a thread the child does not have
 // is released where it is.
 
+// The readonly engine's lock is taken after ours, as everywhere (a thread in
+// a next-touch request may wait for it while holding ours).
 static void nt_atfork_prepare() {
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
+  __kmp_ro_atfork(0);
 }
 static void nt_atfork_parent() {
+  __kmp_ro_atfork(1);
   __kmp_release_bootstrap_lock(&__kmp_nt_lock);
 }
 static void nt_atfork_child() {
@@ -628,10 +645,16 @@ static void nt_atfork_child() {
   }
   __kmp_nt_handlers_active = 0;
   __kmp_nt_teams_running = 0;
+  __kmp_ro_atfork(2);
   __kmp_init_bootstrap_lock(&__kmp_nt_lock);
 }
 
+// Once, by whichever engine starts first (under __kmp_nt_lock).
 void __kmp_nt_register_atfork() {
+  static int registered = 0;
+  if (registered)
+    return;
+  registered = 1;
   pthread_atfork(nt_atfork_prepare, nt_atfork_parent, nt_atfork_child);
 }
 
@@ -688,6 +711,7 @@ void __kmp_nexttouch_cleanup(void) {
   if (!TCR_4(__kmp_nt_initialized))
     return;
 #if KMP_NEXTTOUCH_SUPPORTED
+  __kmp_ro_cleanup(); // readonly items: writable again, replicas freed
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
   __kmp_nt_npending = 0;
   TCW_4(__kmp_nexttouch_pending, 0);

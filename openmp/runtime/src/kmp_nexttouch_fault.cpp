@@ -13,6 +13,8 @@
  * where it is -- restores the protection and releases the units.  Threads
  * faulting on a claimed unit wait for its release.  Faults that are not ours
  * go to the handler that was installed before ours, or end the process.
+ * Write faults on readonly list items are handed to kmp_readonly_fault.cpp
+ * first.
  */
 
 //===----------------------------------------------------------------------===//
@@ -430,8 +432,12 @@ static void nt_chain(int sig, siginfo_t *si, void *uc) {
 
 static void nt_handler(int sig, siginfo_t *si, void *uc) {
   int saved_errno = errno;
+  // A write to a readonly list item (kmp_readonly_fault.cpp), then an armed
+  // page.  The two engines never hold the same page.
   if (sig == SIGSEGV && si && si->si_code == SEGV_ACCERR &&
-      nt_fault((uintptr_t)si->si_addr, uc)) {
+      ((__atomic_load_n(&__kmp_ro_live, __ATOMIC_ACQUIRE) &&
+        __kmp_ro_fault((uintptr_t)si->si_addr, uc)) ||
+       nt_fault((uintptr_t)si->si_addr, uc))) {
     errno = saved_errno;
     return;
   }

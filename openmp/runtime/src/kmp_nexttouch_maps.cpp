@@ -3,8 +3,8 @@
  * /proc/self/maps (or smaps, for AnonHugePages) lists them, and which ranges
  * a request may arm.
  *
- * Runs when a request is made and when requests are armed, never in a
- * signal handler.
+ * Runs when a request is made and when requests are armed, and when a
+ * readonly region starts (kmp_readonly.cpp); never in a signal handler.
  */
 
 //===----------------------------------------------------------------------===//
@@ -98,6 +98,8 @@ int __kmp_nt_read_maps(kmp_nt_vma **out, int smaps) {
     while (*s == ' ')
       s++;
     m.prot = 0;
+    m.shared = 0;
+    m.offset = m.inode = 0;
     if (eol - s >= 4) {
       if (s[0] == 'r')
         m.prot |= PROT_READ;
@@ -105,6 +107,20 @@ int __kmp_nt_read_maps(kmp_nt_vma **out, int smaps) {
         m.prot |= PROT_WRITE;
       if (s[2] == 'x')
         m.prot |= PROT_EXEC;
+      m.shared = s[3] == 's';
+      // "rw-p 00001000 08:01 1234 /path": offset, device, inode.
+      const char *f = s + 4;
+      while (f < eol && *f == ' ')
+        f++;
+      m.offset = nt_hex(f);
+      while (f < eol && *f == ' ')
+        f++;
+      while (f < eol && *f != ' ') // the device
+        f++;
+      while (f < eol && *f == ' ')
+        f++;
+      for (; f < eol && *f >= '0' && *f <= '9'; f++)
+        m.inode = m.inode * 10 + (*f - '0');
     }
     const char *t = eol;
     while (t > s && t[-1] == ' ')

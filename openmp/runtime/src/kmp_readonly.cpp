@@ -1,0 +1,481 @@
+/*
+ * kmp_readonly.cpp -- readonly(list): list items promised read-only by a
+ * parallel region are write-protected while it runs, and each NUMA node's
+ * threads read them from a replica in their node's memory, kept across
+ * regions.  This file: the compiler's entry points (__kmpc_readonly_begin,
+ * _ptrs, _end), the user API (kmp_readonly_begin, _ptr, _end, _release),
+ * region start and end, start-up, and the next-touch engine's hooks into it
+ * (the item cache is kmp_readonly_items.cpp).
+ *
+ * None of this file runs in a signal handler (the fault path is
+ * kmp_readonly_fault.cpp, the replicas kmp_readonly_replica.cpp).  Locks:
+ * __kmp_ro_lock for the item table; __kmp_nt_lock is never taken while it is
+ * held (the next-touch engine takes them in the order nt, ro).  See
+ * docs/NextTouch.rst, "readonly".
+ */
+
+//===----------------------------------------------------------------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "kmp_readonly.h"
+#include "kmp_i18n.h"
+#include "kmp_str.h"
+
+#include <errno.h>
+#include <string.h>
+#if KMP_NEXTTOUCH_SUPPORTED
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+// Settings (kmp_settings.cpp parses and prints them).
+int __kmp_readonly = TRUE; // KMP_READONLY
+int __kmp_readonly_force = FALSE; // KMP_READONLY_FORCE
+int __kmp_readonly_writes = kmp_readonly_writes_fatal; // KMP_READONLY_WRITES
+size_t __kmp_readonly_budget = KMP_READONLY_BUDGET_AUTO; // KMP_READONLY_BUDGET
+
+size_t __kmp_readonly_budget_bytes(void) {
+  if (__kmp_readonly_budget != KMP_READONLY_BUDGET_AUTO)
+    return __kmp_readonly_budget;
+#if KMP_NEXTTOUCH_SUPPORTED
+  long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && pg > 0)
+    return (size_t)pages * (size_t)pg / 4; // a quarter of the memory
+#endif
+  return (size_t)1 << 30;
+}
+
+// A region's list items, as the thread that starts it found them.
+struct kmp_ro_entry {
+  kmp_ro_item *item; // NULL: not handled, read from the original
+  void *orig; // the item's address as given
+  int replicate; // threads of other nodes get replicas
+};
+struct kmp_readonly_region {
+  int n;
+  kmp_uint64 act; // this activation, for the replicas' preparation
+  kmp_ro_entry e[1];
+};
+
+kmp_bootstrap_lock_t __kmp_ro_lock =
+    KMP_BOOTSTRAP_LOCK_INITIALIZER(__kmp_ro_lock);
+
+#if KMP_NEXTTOUCH_SUPPORTED
+
+static volatile kmp_uint64 ro_acts = 0; // activations so far
+static int ro_ready = 0;
+
+// ---------------------------------------------------------------------------
+// Start-up: the messages of the fault path; fork(2)
+
+static char *ro_concat(kmp_msg_t a, kmp_msg_t b) {
+  char *s = (char *)__kmp_nt_private_alloc(a.len + b.len + 1);
+  if (s) {
+    memcpy(s, a.str, a.len);
+    memcpy(s + a.len, b.str, b.len);
+    s[a.len + b.len] = 0;
+  }
+  __kmp_str_free(&a.str);
+  __kmp_str_free(&b.str);
+  return s;
+}
+
+// The catalog's text with its "%N$s" left in for the fault path to fill.
+static void ro_prepare_messages() {
+  kmp_msg_t m = KMP_MSG(ReadonlyWrite, "%1$s", "%2$s", "%3$s", "%4$s");
+  kmp_msg_t h = KMP_HNT(ReadonlyWrites);
+  kmp_msg_t f = __kmp_msg_format(kmp_i18n_fmt_Fatal, m.num, m.str);
+  kmp_msg_t fh = __kmp_msg_format(kmp_i18n_fmt_Hint, h.str);
+  __kmp_str_free(&m.str);
+  __kmp_str_free(&h.str);
+  __kmp_ro_msg_fatal = ro_concat(f, fh);
+  kmp_msg_t w = KMP_MSG(ReadonlyWriteWarn, "%1$s", "%2$s", "%3$s", "%4$s");
+  kmp_msg_t fw = __kmp_msg_format(kmp_i18n_fmt_Warning, w.num, w.str);
+  __kmp_str_free(&w.str);
+  kmp_msg_t none = {kmp_mt_dummy, 0, __kmp_str_format("%s", ""), 0};
+  __kmp_ro_msg_warn = ro_concat(fw, none);
+}
+
+void __kmp_ro_atfork(int phase) {
+  if (phase == 0) {
+    __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
+    return;
+  }
+  if (phase == 1) {
+    __kmp_release_bootstrap_lock(&__kmp_ro_lock);
+    return;
+  }
+  // The child's only thread: preparations and openings of absent threads
+  // are forgotten (a chunk half opened is opened).
+  for (int i = 0; i < __kmp_ro_hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table[i];
+    if (!it)
+      continue;
+    __kmp_ro_replicas_atfork_child(it);
+    for (size_t c = 0; c < it->nchunks; c++)
+      if (it->chunks[c] == KMP_RO_OPENING) {
+        it->chunks[c] = KMP_RO_CLOSED;
+        __kmp_ro_open_chunks(it, c, c + 1);
+      }
+  }
+  __kmp_ro_handlers_active = 0;
+  __kmp_init_bootstrap_lock(&__kmp_ro_lock);
+}
+
+// Once, before the first item, without __kmp_ro_lock.
+static void ro_initialize() {
+  __kmp_nt_initialize(); // page size, topology
+  if (TCR_4(ro_ready))
+    return;
+  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
+  __kmp_nt_register_atfork(); // its handlers take our lock too
+  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
+  __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
+  if (!ro_ready) {
+    ro_prepare_messages();
+    TCW_4(ro_ready, 1);
+  }
+  __kmp_release_bootstrap_lock(&__kmp_ro_lock);
+}
+
+// Start a region with n items (codes[i]: an error found by the caller, or
+// 0; receives each item's result).  Always returns a handle.
+static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
+                                     const size_t *lens,
+                                     const char *const *names, int *codes) {
+  kmp_readonly_region *h = (kmp_readonly_region *)__kmp_allocate(
+      sizeof(kmp_readonly_region) + sizeof(kmp_ro_entry) * (n > 0 ? n : 1));
+  h->n = n;
+  h->act = __atomic_add_fetch(&ro_acts, 1, __ATOMIC_ACQ_REL);
+  for (int i = 0; i < n; i++)
+    h->e[i].orig = ptrs[i];
+  if (!__kmp_readonly || n <= 0)
+    return h; // every item read from the original
+  ro_initialize();
+  uintptr_t pg = (uintptr_t)__kmp_nt_page;
+  int any = 0;
+  for (int i = 0; i < n; i++) {
+    uintptr_t p = (uintptr_t)ptrs[i];
+    if (codes[i] || !lens[i])
+      continue; // an error found by the caller, or nothing to do
+    if (!ptrs[i])
+      codes[i] = EINVAL;
+    else if (lens[i] > (size_t)PTRDIFF_MAX || p > UINTPTR_MAX - lens[i] ||
+             p + lens[i] > UINTPTR_MAX - pg)
+      codes[i] = EOVERFLOW;
+    else
+      any = 1;
+  }
+  if (!any)
+    return h;
+  // Before __kmp_ro_lock: what the next-touch engine holds there is
+  // disarmed (it stays where it is), and the handler is ours first.
+  if (TCR_4(__kmp_nexttouch_pending) || TCR_4(__kmp_nexttouch_armed))
+    for (int i = 0; i < n; i++)
+      if (!codes[i] && lens[i])
+        kmp_nexttouch_disarm(ptrs[i], lens[i]);
+  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
+  __kmp_nt_install_handler();
+  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
+  TCW_4(__kmp_ro_live, 1); // before anything is protected
+
+  kmp_nt_vma *v = NULL;
+  int nv = __kmp_nt_read_maps(&v, 0);
+  __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
+  int handled = 0;
+  for (int i = 0; i < n; i++) {
+    if (codes[i] || !lens[i])
+      continue;
+    if (nv < 0) {
+      codes[i] = ENOMEM;
+      continue;
+    }
+    uintptr_t s = (uintptr_t)ptrs[i];
+    kmp_ro_item *it = __kmp_ro_enter(s, s + lens[i], v, nv, &codes[i]);
+    if (!it && codes[i] == EAGAIN) {
+      if (v)
+        __kmp_free(v);
+      v = NULL;
+      nv = __kmp_nt_read_maps(&v, 0);
+      codes[i] = nv < 0 ? ENOMEM : 0;
+      it = nv < 0 ? NULL : __kmp_ro_enter(s, s + lens[i], v, nv, &codes[i]);
+    }
+    if (!it)
+      continue;
+    h->e[i].item = it;
+    it->psource = loc ? loc->psource : NULL;
+    it->name = names ? names[i] : NULL;
+    it->index = i;
+    it->last_use = h->act;
+    handled++;
+    KMP_NT_ADD(readonly_items, 1);
+    // Who reads the original: everybody, or the home node's threads.
+    if (__kmp_readonly_writes == kmp_readonly_writes_warn ||
+        (it->kind & KMP_RO_DEMOTED))
+      continue; // writes may happen: nobody may read a copy
+    if (it->kind & KMP_RO_SHARED)
+      KMP_NT_ADD(readonly_fallback_unreplicable, 1);
+    else if (__kmp_nt_num_nodes <= 1 && !__kmp_readonly_force)
+      KMP_NT_ADD(readonly_fallback_one_node, 1);
+    else if (!__kmp_ro_reserve(it, v, nv))
+      KMP_NT_ADD(readonly_fallback_budget, 1);
+    else
+      h->e[i].replicate = 1;
+  }
+  if (handled)
+    KMP_NT_ADD(readonly_regions, 1);
+  // Protection changed: a fault seen before is worth a second look.
+  __atomic_fetch_add(&__kmp_ro_gen, 1, __ATOMIC_ACQ_REL);
+  __kmp_release_bootstrap_lock(&__kmp_ro_lock);
+  if (v)
+    __kmp_free(v);
+  return h;
+}
+
+// This thread's pointer for entry i of h; *node is computed once (-2: not
+// yet).
+static void *ro_ptr(kmp_readonly_region *h, int i, int *node) {
+  kmp_ro_entry *e = &h->e[i];
+  if (!e->item || !e->replicate)
+    return e->orig;
+  if (*node == -2)
+    *node = __kmp_ro_thread_node();
+  if (*node < 0 || (*node == e->item->home && !__kmp_readonly_force))
+    return e->orig;
+  char *m = __kmp_ro_replica(e->item, *node, h->act);
+  return m ? m + (e->item->base - e->item->mbase) : e->orig;
+}
+
+static void ro_end(kmp_readonly_region *h) {
+  int any = 0;
+  for (int i = 0; i < h->n && !any; i++)
+    any = h->e[i].item != NULL;
+  if (any) {
+    __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
+    for (int i = 0; i < h->n; i++) {
+      kmp_ro_item *it = h->e[i].item;
+      if (it && __atomic_sub_fetch(&it->users, 1, __ATOMIC_SEQ_CST) == 0 &&
+          (it->kind & KMP_RO_NOKEEP))
+        __kmp_ro_open_chunks(it, 0, it->nchunks);
+    }
+    __kmp_release_bootstrap_lock(&__kmp_ro_lock);
+  }
+  __kmp_free(h);
+}
+
+// ---------------------------------------------------------------------------
+// The next-touch engine's hooks
+
+int __kmp_ro_yield_range(uintptr_t start, uintptr_t end) {
+  if (!TCR_4(__kmp_ro_live) || start >= end)
+    return 0;
+  __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
+  int rc = __kmp_ro_release(start, end);
+  __kmp_release_bootstrap_lock(&__kmp_ro_lock);
+  return rc;
+}
+
+int __kmp_ro_private_max() { return KMP_RO_MAX_ITEMS * (1 + KMP_RO_MAX_NODES); }
+
+int __kmp_ro_private_ranges(kmp_nt_range *out, int max) {
+  int k = 0;
+  __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
+  for (int i = 0; i < __kmp_ro_hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table[i];
+    if (!it)
+      continue;
+    if (k < max)
+      out[k++] = {(uintptr_t)it, (uintptr_t)it + it->alloc_bytes};
+    for (int n = 0; n < KMP_RO_MAX_NODES && k < max; n++)
+      if (it->rep[n].map)
+        out[k++] = {(uintptr_t)it->rep[n].dirty,
+                    (uintptr_t)it->rep[n].dirty + it->rep[n].map_bytes};
+  }
+  __kmp_release_bootstrap_lock(&__kmp_ro_lock);
+  return k;
+}
+
+void __kmp_ro_cleanup() {
+  if (!TCR_4(ro_ready))
+    return;
+  __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
+  for (int i = 0; i < __kmp_ro_hwm; i++)
+    if (__kmp_ro_table[i])
+      __kmp_ro_table[i]->users = 0; // no region runs any more
+  __kmp_ro_release(0, 0);
+  __kmp_release_bootstrap_lock(&__kmp_ro_lock);
+}
+
+#endif // KMP_NEXTTOUCH_SUPPORTED
+
+// ---------------------------------------------------------------------------
+// The compiler's entry points
+
+#if !KMP_NEXTTOUCH_SUPPORTED
+static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
+                                     const size_t *lens,
+                                     const char *const *names, int *codes) {
+  kmp_readonly_region *h = (kmp_readonly_region *)__kmp_allocate(
+      sizeof(kmp_readonly_region) + sizeof(kmp_ro_entry) * (n > 0 ? n : 1));
+  h->n = n;
+  for (int i = 0; i < n; i++)
+    h->e[i].orig = ptrs[i];
+  return h;
+}
+static void *ro_ptr(kmp_readonly_region *h, int i, int *node) {
+  return h->e[i].orig;
+}
+static void ro_end(kmp_readonly_region *h) { __kmp_free(h); }
+#endif
+
+static kmp_i18n_id_t ro_reason(int e) {
+  switch (e) {
+  case EINVAL:
+    return kmp_i18n_str_ReadonlyEINVAL;
+  case EOVERFLOW:
+    return kmp_i18n_str_NextTouchEOVERFLOW;
+  case EFAULT:
+    return kmp_i18n_str_NextTouchEFAULT;
+  case EACCES:
+    return kmp_i18n_str_ReadonlyEACCES;
+  case EBUSY:
+    return kmp_i18n_str_ReadonlyEBUSY;
+  default:
+    return kmp_i18n_str_NextTouchENOMEM;
+  }
+}
+
+// One warning per item that is read from the original without protection
+// (KMP_WARNINGS=off silences them), at most 20.
+static void ro_warn(ident_t *loc, int idx, const kmp_readonly_item_t *r,
+                    int code) {
+  static int warnings = 0;
+  if (__atomic_fetch_add(&warnings, 1, __ATOMIC_RELAXED) >= 20)
+    return;
+  kmp_str_loc_t l = __kmp_str_loc_init(loc ? loc->psource : NULL, false);
+  kmp_str_buf_t where, what;
+  __kmp_str_buf_init(&where);
+  __kmp_str_buf_init(&what);
+  __kmp_str_buf_print(&where, "%s:%d:%d (%s)", l.file ? l.file : "unknown",
+                      l.line, l.col, l.func ? l.func : "?");
+  if (r->name)
+    __kmp_str_buf_print(&what, "'%s', ", r->name);
+  __kmp_str_buf_print(&what,
+                      "base %p, %" KMP_UINT64_SPEC " elements of %" KMP_UINT64_SPEC
+                      " bytes",
+                      r->base, (kmp_uint64)r->count, (kmp_uint64)r->elem_size);
+  KMP_WARNING(ReadonlyItemIgnored, where.str, idx, what.str,
+              __kmp_i18n_catgets(ro_reason(code)));
+  __kmp_str_buf_free(&where);
+  __kmp_str_buf_free(&what);
+  __kmp_str_loc_free(&l);
+}
+
+void *__kmpc_readonly_begin(ident_t *loc, kmp_int32 gtid, kmp_int32 nitems,
+                            const kmp_readonly_item_t *items) {
+  (void)gtid;
+  int n = nitems > 0 && items ? nitems : 0;
+  void **ptrs = (void **)__kmp_allocate((sizeof(void *) + sizeof(size_t) +
+                                         sizeof(char *) + sizeof(int)) *
+                                        (n ? n : 1));
+  size_t *lens = (size_t *)(ptrs + (n ? n : 1));
+  const char **names = (const char **)(lens + (n ? n : 1));
+  int *codes = (int *)(names + (n ? n : 1));
+  for (int i = 0; i < n; i++) {
+    ptrs[i] = items[i].base;
+    names[i] = items[i].name;
+    codes[i] = 0;
+    lens[i] = 0;
+    if (items[i].count && !items[i].elem_size)
+      codes[i] = EINVAL;
+    else if (__builtin_mul_overflow(items[i].count, items[i].elem_size,
+                                    &lens[i]))
+      codes[i] = EOVERFLOW;
+  }
+  kmp_readonly_region *h = ro_begin(loc, n, ptrs, lens, names, codes);
+  for (int i = 0; i < n; i++)
+    if (codes[i])
+      ro_warn(loc, i, &items[i], codes[i]);
+  __kmp_free(ptrs);
+  return h;
+}
+
+void __kmpc_readonly_ptrs(ident_t *loc, kmp_int32 gtid, void *handle,
+                          void **ptrs) {
+  (void)loc;
+  (void)gtid;
+  kmp_readonly_region *h = (kmp_readonly_region *)handle;
+  if (!h || !ptrs)
+    return;
+  int node = -2;
+  for (int i = 0; i < h->n; i++)
+    ptrs[i] = ro_ptr(h, i, &node);
+}
+
+void __kmpc_readonly_end(ident_t *loc, kmp_int32 gtid, void *handle) {
+  (void)loc;
+  (void)gtid;
+  if (handle)
+    ro_end((kmp_readonly_region *)handle);
+}
+
+// ---------------------------------------------------------------------------
+// The user API (omp.h)
+
+extern "C" int kmp_readonly_begin(int n, const void *const *ptrs,
+                                  const size_t *lens, const char *const *names,
+                                  kmp_readonly_t *handle) {
+  if (!handle)
+    return EINVAL;
+  *handle = NULL;
+  if (n < 0 || (n > 0 && (!ptrs || !lens)))
+    return EINVAL;
+  int *codes = (int *)__kmp_allocate(sizeof(int) * (n ? n : 1));
+  kmp_readonly_region *h =
+      ro_begin(NULL, n, (void *const *)ptrs, lens, names, codes);
+  int first = 0;
+  for (int i = 0; i < n && !first; i++)
+    first = codes[i];
+  __kmp_free(codes);
+  *handle = h;
+  return first;
+}
+
+extern "C" const void *kmp_readonly_ptr(kmp_readonly_t h, int i) {
+  if (!h || i < 0 || i >= h->n)
+    return NULL;
+  int node = -2;
+  return ro_ptr(h, i, &node);
+}
+
+extern "C" int kmp_readonly_end(kmp_readonly_t h) {
+  if (!h)
+    return EINVAL;
+  ro_end(h);
+  return 0;
+}
+
+extern "C" int kmp_readonly_release(const void *ptr, size_t len) {
+  uintptr_t p = (uintptr_t)ptr;
+  if (!ptr && len)
+    return EINVAL;
+  if (ptr && !len)
+    return 0;
+  if (len > (size_t)PTRDIFF_MAX || p > UINTPTR_MAX - len)
+    return EOVERFLOW;
+#if KMP_NEXTTOUCH_SUPPORTED
+  if (!TCR_4(ro_ready))
+    return 0;
+  __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
+  int rc = __kmp_ro_release(p, p + len);
+  __kmp_release_bootstrap_lock(&__kmp_ro_lock);
+  return rc;
+#else
+  return 0;
+#endif
+}

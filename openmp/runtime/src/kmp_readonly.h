@@ -1,0 +1,147 @@
+/*
+ * kmp_readonly.h -- readonly(list): the internal interface of the readonly
+ * engine, built on the next-touch engine's infrastructure (kmp_nexttouch.h:
+ * the SIGSEGV handler, private mappings, raw system calls, the topology, the
+ * counters).
+ *
+ *   kmp_readonly.cpp          the entry points and the API, region start and
+ *                             end, settings, start-up, the next-touch hooks
+ *   kmp_readonly_items.cpp    the item cache: checks against the maps,
+ *                             protection at region starts, budget, drops
+ *   kmp_readonly_replica.cpp  per-node replicas: made, refreshed, freed
+ *   kmp_readonly_fault.cpp    write faults on list items  [signal handler]
+ *
+ * A list item of a region is kept in a cache (the item table) keyed by its
+ * byte range.  The pages it covers whole are write-protected from the start
+ * of the first region that lists it until the program writes them between
+ * regions (a chunk of KMP_RO_CHUNK_PAGES pages is opened per fault), the item
+ * is released or dropped.  Its replicas (one per NUMA node that reads it) are
+ * kept with it; a chunk opened between regions is copied again into each
+ * replica before that replica's next use.  See docs/NextTouch.rst, "readonly".
+ */
+
+//===----------------------------------------------------------------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KMP_READONLY_H
+#define KMP_READONLY_H
+
+#include "kmp_nexttouch.h"
+
+#define KMP_RO_MAX_ITEMS 256 // items cached at once
+#define KMP_RO_MAX_NODES KMP_NEXTTOUCH_MAX_NODES // replicas per item
+#define KMP_RO_CHUNK_PAGES 32 // opened by one write between regions
+
+// The state of a chunk of the pages an item covers whole.
+#define KMP_RO_CLOSED 0 // write-protected; replicas hold its data
+#define KMP_RO_OPENING 1 // a thread is opening it (fault path, region end)
+#define KMP_RO_OPEN 2 // writable; replicas must copy it before their next use
+
+// Item kinds (flags).
+#define KMP_RO_IMMUTABLE 1 // a read-only file mapping: never (un)protected
+#define KMP_RO_NOKEEP 2 // on a stack, anonymous read-only memory, or not
+                        // protectable: opened at the end of every region,
+                        // replicas copied again at every region
+#define KMP_RO_SHARED 4 // a shared mapping: never replicated
+#define KMP_RO_DEMOTED 8 // written in a region with KMP_READONLY_WRITES=warn:
+                         // writable from then on, never protected again
+
+// A replica: a private mapping of dirty bytes (one per chunk: 1 = copy it
+// again) followed by the copy of the item's pages, read-only.
+struct kmp_ro_replica {
+  char *volatile map; // the copy of [mbase, mend); NULL: none
+  unsigned char *dirty; // per chunk, in front of the copy in the same mapping
+  size_t map_bytes; // of the whole mapping, dirty bytes included
+  volatile int busy; // a thread is preparing it for a region
+  volatile kmp_uint64 ready; // the region (activation) it is prepared for
+};
+
+// A cached list item, in a private mapping of its own followed by its chunk
+// states; read without locks by the fault path.
+struct kmp_ro_item {
+  uintptr_t base, end; // its bytes: the key
+  uintptr_t mbase, mend; // the pages that hold it (what a replica copies)
+  uintptr_t pbase, pend; // the pages it covers whole (what is protected)
+  int prot; // of the original's pages
+  volatile int kind; // KMP_RO_* flags
+  int home; // the node that holds every page of the original, or -1
+  int replicable; // budget reserved: replicas may be made
+  size_t reserved; // bytes of the budget reserved for its replicas
+  kmp_uint64 inode, off_delta; // file identity of an immutable item
+  volatile int users; // regions running with it
+  volatile int warned; // KMP_READONLY_WRITES=warn said so once
+  kmp_uint64 last_use; // activation of its last region (LRU)
+  size_t nchunks;
+  unsigned char *chunks; // KMP_RO_CLOSED / _OPENING / _OPEN per chunk
+  size_t alloc_bytes; // of the mapping that holds this and the chunks
+  // The last region that listed it, for the fault path's message.
+  const char *volatile psource; // ident_t's ";file;func;line;col;;"
+  const char *volatile name; // the list item as written, or NULL
+  volatile int index; // its position in the list (from 0)
+  kmp_ro_replica rep[KMP_RO_MAX_NODES]; // by OS node number
+};
+
+static inline size_t __kmp_ro_chunk_bytes() {
+  return (size_t)KMP_RO_CHUNK_PAGES << __kmp_nt_page_shift;
+}
+// Chunk c of it: [*s, *e).
+static inline void __kmp_ro_chunk_range(const kmp_ro_item *it, size_t c,
+                                        uintptr_t *s, uintptr_t *e) {
+  *s = it->pbase + c * __kmp_ro_chunk_bytes();
+  *e = *s + __kmp_ro_chunk_bytes() < it->pend ? *s + __kmp_ro_chunk_bytes()
+                                               : it->pend;
+}
+
+#if KMP_NEXTTOUCH_SUPPORTED
+
+// The table the fault path reads (kmp_readonly_fault.cpp): slots are
+// published with release stores and emptied under __kmp_ro_lock; an item is
+// freed only after the generation was bumped and no handler is inside.
+extern kmp_ro_item *volatile __kmp_ro_table[KMP_RO_MAX_ITEMS];
+extern volatile int __kmp_ro_hwm;
+extern volatile int __kmp_ro_handlers_active;
+extern volatile kmp_uint64 __kmp_ro_gen; // bumped at protection and drops
+extern volatile int __kmp_ro_node_hwm; // 1 + the highest node with a replica
+extern kmp_bootstrap_lock_t __kmp_ro_lock; // the table and the budget
+// The messages of a write in a region, prepared outside the handler from the
+// i18n catalog ("%1$s".."%4$s" left in): fatal + hint, and warning.
+extern const char *__kmp_ro_msg_fatal;
+extern const char *__kmp_ro_msg_warn;
+
+// Open the closed chunks [lo, hi) of it: writable again, replicas marked to
+// copy them.  Async-signal-safe (the fault path uses it).  Returns 0, or -1
+// if mprotect failed (then the whole item was opened).
+int __kmp_ro_open_chunks(kmp_ro_item *it, size_t lo, size_t hi);
+
+// The item cache (kmp_readonly_items.cpp), under __kmp_ro_lock.
+extern size_t __kmp_ro_reserved; // bytes of the budget held by items
+// The cached item for [base, end) of a region starting now (v: the maps),
+// its users raised and its chunks closed; NULL with *err if none (EAGAIN:
+// it dropped overlapping items: read the maps again and retry).
+kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end, const kmp_nt_vma *v,
+                            int nv, int *err);
+// May it have replicas?  Reserves the budget (evicting unused items).
+int __kmp_ro_reserve(kmp_ro_item *it, const kmp_nt_vma *v, int nv);
+// Drop the items of [start, end) (all if start == end) that no region
+// uses; EBUSY if some are in use.
+int __kmp_ro_release(uintptr_t start, uintptr_t end);
+
+// Replicas (kmp_readonly_replica.cpp; in regions, never in the handler).
+// The calling thread's node (-1: none known; 0 when forced and unknown).
+int __kmp_ro_thread_node();
+// Node `node`'s replica of it, made or refreshed for activation `act`
+// (once per node and activation); NULL if it could not be made.
+char *__kmp_ro_replica(kmp_ro_item *it, int node, kmp_uint64 act);
+// Under __kmp_ro_lock, with no region using it and no handler inside.
+void __kmp_ro_free_replicas(kmp_ro_item *it);
+// fork(2): in the child, preparations of absent threads are forgotten.
+void __kmp_ro_replicas_atfork_child(kmp_ro_item *it);
+
+#endif // KMP_NEXTTOUCH_SUPPORTED
+
+#endif // KMP_READONLY_H

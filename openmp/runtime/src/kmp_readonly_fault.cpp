@@ -1,0 +1,354 @@
+/*
+ * kmp_readonly_fault.cpp -- readonly(list): write faults on list items.
+ *
+ * RUNS IN THE SIGSEGV HANDLER (kmp_nexttouch_fault.cpp's handler asks
+ * __kmp_ro_fault first): async-signal-safe code only -- no locks, no
+ * allocation, no stdio, no libomp data structures.  It reads the item table
+ * and the items (private mappings), writes with write(2), and ends the
+ * process with abort().  The messages' text comes from libomp's catalog,
+ * prepared at the first region start (kmp_readonly.cpp).
+ *
+ * A write fault on the protected pages of a cached item is
+ *  - between regions (no region lists the item): a serial write.  Its chunk
+ *    is opened (made writable, each replica marked to copy it again) and
+ *    the write goes on;
+ *  - in a region that lists the item, or through a replica at any time: the
+ *    program broke its promise.  KMP_READONLY_WRITES=fatal (the default)
+ *    prints one message naming the list item and the construct and aborts;
+ *    =warn prints it once per item as a warning, leaves the item writable
+ *    from then on and lets the write go on.
+ * Anything else is not ours: the next-touch engine's fault path or the
+ * program's handler gets it, or the process dies by SIGSEGV.
+ */
+
+//===----------------------------------------------------------------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "kmp_readonly.h"
+
+#if KMP_NEXTTOUCH_SUPPORTED
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+kmp_ro_item *volatile __kmp_ro_table[KMP_RO_MAX_ITEMS];
+volatile int __kmp_ro_hwm = 0;
+volatile int __kmp_ro_handlers_active = 0;
+volatile kmp_uint64 __kmp_ro_gen = 1;
+volatile int __kmp_ro_live = 0;
+volatile int __kmp_ro_node_hwm = 0;
+const char *__kmp_ro_msg_fatal = NULL;
+const char *__kmp_ro_msg_warn = NULL;
+
+// Initial-exec TLS: one %fs-relative access, never __tls_get_addr.
+#define RO_TLS __thread __attribute__((tls_model("initial-exec")))
+// The last page this thread faulted on, and the generation then: a second
+// fault on it without a protection change in between is not ours.
+static RO_TLS uintptr_t ro_tls_last_page;
+static RO_TLS kmp_uint64 ro_tls_last_gen;
+
+// ---------------------------------------------------------------------------
+// Text without stdio
+
+struct ro_buf {
+  char *p;
+  size_t n, cap;
+};
+
+static void ro_put(ro_buf *b, const char *s, size_t len) {
+  for (size_t i = 0; i < len && b->n + 1 < b->cap; i++)
+    b->p[b->n++] = s[i];
+  b->p[b->n] = 0;
+}
+static void ro_puts(ro_buf *b, const char *s) {
+  size_t len = 0;
+  while (s[len])
+    len++;
+  ro_put(b, s, len);
+}
+static void ro_putu(ro_buf *b, kmp_uint64 v, unsigned base) {
+  char t[24];
+  int i = sizeof t;
+  do {
+    t[--i] = "0123456789abcdef"[v % base];
+    v /= base;
+  } while (v);
+  if (base == 16)
+    ro_puts(b, "0x");
+  ro_put(b, t + i, sizeof t - i);
+}
+
+// ident_t's psource ";file;func;line;col;;" as "file:line:col (func)".
+static void ro_putloc(ro_buf *b, const char *ps) {
+  const char *f[4] = {NULL, NULL, NULL, NULL};
+  size_t len[4] = {0, 0, 0, 0};
+  if (ps && *ps == ';') {
+    const char *s = ps + 1;
+    for (int i = 0; i < 4 && *s; i++) {
+      f[i] = s;
+      while (*s && *s != ';')
+        s++;
+      len[i] = s - f[i];
+      if (*s)
+        s++;
+    }
+  }
+  if (!f[0] || !len[0] || (len[0] == 7 && f[0][0] == 'u' && f[0][1] == 'n')) {
+    ro_puts(b, "unknown"); // no debug information: ";unknown;unknown;0;0;;"
+    return;
+  }
+  ro_put(b, f[0], len[0]);
+  for (int i = 2; i < 4; i++) {
+    ro_puts(b, ":");
+    ro_put(b, f[i] ? f[i] : "0", f[i] ? len[i] : 1);
+  }
+  ro_puts(b, " (");
+  ro_put(b, f[1] ? f[1] : "?", f[1] ? len[1] : 1);
+  ro_puts(b, ")");
+}
+
+// The template with "%N$s" replaced by args[N-1] ("%%" is "%").
+static void ro_subst(ro_buf *out, const char *t, const char *const *args,
+                     int nargs) {
+  while (*t) {
+    if (t[0] == '%' && t[1] == '%') {
+      ro_put(out, "%", 1);
+      t += 2;
+    } else if (t[0] == '%' && t[1] >= '1' && t[1] <= '9' && t[2] == '$' &&
+               t[3] == 's') {
+      int k = t[1] - '1';
+      ro_puts(out, k < nargs ? args[k] : "?");
+      t += 4;
+    } else {
+      ro_put(out, t++, 1);
+    }
+  }
+}
+
+static void ro_write_all(const char *s, size_t n) {
+  while (n) {
+    ssize_t w = write(2, s, n);
+    if (w <= 0)
+      return;
+    s += w;
+    n -= (size_t)w;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Opening chunks
+
+static void ro_mark_dirty(kmp_ro_item *it, size_t lo, size_t hi) {
+  int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
+  for (int n = 0; n < nodes; n++)
+    if (__atomic_load_n(&it->rep[n].map, __ATOMIC_ACQUIRE))
+      for (size_t c = lo; c < hi; c++)
+        it->rep[n].dirty[c] = 1;
+}
+
+// Open the chunks [c, e) this thread has claimed (KMP_RO_OPENING).
+static int ro_open_claimed(kmp_ro_item *it, size_t c, size_t e) {
+  uintptr_t s0, e0, s1, e1;
+  __kmp_ro_chunk_range(it, c, &s0, &e0);
+  __kmp_ro_chunk_range(it, e - 1, &s1, &e1);
+  ro_mark_dirty(it, c, e);
+  int rc = 0;
+  if (mprotect((void *)s0, e1 - s0, it->prot) != 0) {
+    // Out of VMAs (vm.max_map_count): one call over the whole item merges
+    // them again.  Every chunk is then open.
+    rc = -1;
+    mprotect((void *)it->pbase, it->pend - it->pbase, it->prot);
+    ro_mark_dirty(it, 0, it->nchunks);
+    for (size_t k = 0; k < it->nchunks; k++)
+      if (k < c || k >= e)
+        __atomic_store_n(&it->chunks[k], KMP_RO_OPEN, __ATOMIC_RELEASE);
+  }
+  for (size_t k = c; k < e; k++)
+    __atomic_store_n(&it->chunks[k], KMP_RO_OPEN, __ATOMIC_RELEASE);
+  return rc;
+}
+
+int __kmp_ro_open_chunks(kmp_ro_item *it, size_t lo, size_t hi) {
+  int rc = 0;
+  for (size_t c = lo; c < hi;) {
+    unsigned char s = __atomic_load_n(&it->chunks[c], __ATOMIC_ACQUIRE);
+    if (s == KMP_RO_OPENING) { // another thread opens it: wait
+      sched_yield();
+      continue;
+    }
+    if (s != KMP_RO_CLOSED ||
+        !__atomic_compare_exchange_n(&it->chunks[c], &s, KMP_RO_OPENING, false,
+                                     __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
+      c++;
+      continue;
+    }
+    // A run of closed chunks, opened with one mprotect.
+    size_t e = c + 1;
+    for (; e < hi; e++) {
+      unsigned char t = KMP_RO_CLOSED;
+      if (!__atomic_compare_exchange_n(&it->chunks[e], &t, KMP_RO_OPENING,
+                                       false, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_ACQUIRE))
+        break;
+    }
+    if (ro_open_claimed(it, c, e))
+      rc = -1;
+    c = e;
+  }
+  return rc;
+}
+
+// ---------------------------------------------------------------------------
+// A write in a region
+
+// The message for a write at addr into it (its replica on node `node` if
+// node >= 0), with the template tmpl.
+static void ro_say(const char *tmpl, const kmp_ro_item *it, uintptr_t addr,
+                   int node) {
+  char loc[512], item[768], where[128], tid[24], out[2048];
+  ro_buf bl = {loc, 0, sizeof loc}, bi = {item, 0, sizeof item},
+         bw = {where, 0, sizeof where}, bt = {tid, 0, sizeof tid},
+         bo = {out, 0, sizeof out};
+  ro_putloc(&bl, it->psource);
+  ro_putu(&bi, (kmp_uint64)it->index, 10);
+  const char *name = it->name;
+  if (name) {
+    ro_puts(&bi, " '");
+    ro_puts(&bi, name);
+    ro_puts(&bi, "'");
+  }
+  ro_puts(&bi, " (");
+  ro_putu(&bi, it->base, 16);
+  ro_puts(&bi, ", ");
+  ro_putu(&bi, it->end - it->base, 10);
+  ro_puts(&bi, " bytes)");
+  ro_putu(&bw, addr, 16);
+  if (node >= 0) {
+    ro_puts(&bw, " in its replica on node ");
+    ro_putu(&bw, (kmp_uint64)node, 10);
+  }
+  ro_putu(&bt, (kmp_uint64)syscall(SYS_gettid), 10);
+  const char *args[4] = {loc, item, where, tid};
+  ro_subst(&bo, tmpl ? tmpl
+                     : "OMP: Error: readonly at %1$s: list item %2$s was "
+                       "written (address %3$s, OS thread %4$s)\n",
+           args, 4);
+  ro_write_all(out, bo.n);
+}
+
+static void ro_trap(kmp_ro_item *it, uintptr_t addr, int node) {
+  KMP_NT_ADD(readonly_write_traps, 1);
+  if (node >= 0 || __kmp_readonly_writes != kmp_readonly_writes_warn) {
+    ro_say(__kmp_ro_msg_fatal, it, addr, node);
+    abort(); // SIGABRT: the core shows the write in this thread's stack
+  }
+  if (!__atomic_exchange_n(&it->warned, 1, __ATOMIC_ACQ_REL) &&
+      __kmp_generate_warnings != kmp_warnings_off)
+    ro_say(__kmp_ro_msg_warn, it, addr, -1);
+  // The item is writable from now on: no region protects it again.
+  __atomic_fetch_or(&it->kind, KMP_RO_DEMOTED, __ATOMIC_ACQ_REL);
+  for (size_t c = 0; c < it->nchunks; c++)
+    while (__atomic_load_n(&it->chunks[c], __ATOMIC_ACQUIRE) != KMP_RO_OPEN)
+      __kmp_ro_open_chunks(it, c, c + 1);
+}
+
+// A write fault on a protected page of `it` at addr: 1 handled, 0 not ours.
+static int ro_original(kmp_ro_item *it, uintptr_t addr) {
+  if (__atomic_load_n(&it->kind, __ATOMIC_ACQUIRE) & KMP_RO_IMMUTABLE) {
+    // Read-only memory of the program: a write is wrong anyway.  In a region
+    // we say which item it was; otherwise the program gets its SIGSEGV.
+    if (!__atomic_load_n(&it->users, __ATOMIC_SEQ_CST))
+      return 0;
+    ro_trap(it, addr, -1);
+    return 1;
+  }
+  size_t c = (addr - it->pbase) / __kmp_ro_chunk_bytes();
+  for (;;) {
+    unsigned char s = __atomic_load_n(&it->chunks[c], __ATOMIC_ACQUIRE);
+    if (s == KMP_RO_OPEN)
+      return 1; // opened meanwhile: the access is retried
+    if (s == KMP_RO_OPENING) {
+      sched_yield();
+      continue;
+    }
+    if (!__atomic_compare_exchange_n(&it->chunks[c], &s, KMP_RO_OPENING,
+                                     false, __ATOMIC_SEQ_CST,
+                                     __ATOMIC_ACQUIRE))
+      continue;
+    // A region start raises users before it closes chunks: either it sees
+    // this claim and waits for it, or we see the region.
+    if (__atomic_load_n(&it->users, __ATOMIC_SEQ_CST)) {
+      __atomic_store_n(&it->chunks[c], KMP_RO_CLOSED, __ATOMIC_RELEASE);
+      ro_trap(it, addr, -1);
+      return 1;
+    }
+    ro_open_claimed(it, c, c + 1);
+    KMP_NT_ADD(readonly_serial_writes, 1);
+    return 1;
+  }
+}
+
+// The engine protects with PROT_READ: a fault of its own is a write to a
+// page that can be read.  A read fault, or a page that cannot be read (the
+// program's own PROT_NONE guard where an item was unmapped), is not ours.
+// The access type is known where the context says (x86-64's page-fault
+// error code); process_vm_readv() on ourselves asks the kernel whether the
+// page can be read, without faulting.
+static int ro_write_to_readable(uintptr_t page, void *uc) {
+#if KMP_ARCH_X86_64 && defined(REG_ERR)
+  const ucontext_t *ctx = (const ucontext_t *)uc;
+  if (ctx && !(ctx->uc_mcontext.gregs[REG_ERR] & 2))
+    return 0;
+#else
+  (void)uc;
+#endif
+  char byte;
+  struct iovec local = {&byte, 1}, remote = {(void *)page, 1};
+  return syscall(SYS_process_vm_readv, (long)getpid(), &local, 1UL, &remote,
+                 1UL, 0UL) == 1;
+}
+
+int __kmp_ro_fault(uintptr_t addr, void *uc) {
+  (void)uc;
+  kmp_uint64 gen = __atomic_load_n(&__kmp_ro_gen, __ATOMIC_ACQUIRE);
+  uintptr_t page = addr & ~((uintptr_t)__kmp_nt_page - 1);
+  if (ro_tls_last_page == page && ro_tls_last_gen == gen)
+    return 0; // the same fault again: not (or no longer) ours
+  __atomic_fetch_add(&__kmp_ro_handlers_active, 1, __ATOMIC_SEQ_CST);
+  int hwm = __atomic_load_n(&__kmp_ro_hwm, __ATOMIC_ACQUIRE), done = 0;
+  for (int i = 0; i < hwm && !done; i++) {
+    kmp_ro_item *it = __atomic_load_n(&__kmp_ro_table[i], __ATOMIC_ACQUIRE);
+    if (!it)
+      continue;
+    if (addr >= it->pbase && addr < it->pend) {
+      ro_tls_last_page = page;
+      ro_tls_last_gen = gen;
+      done = ro_write_to_readable(page, uc) && ro_original(it, addr) ? 1 : -1;
+      break;
+    }
+    int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
+    for (int n = 0; n < nodes && !done; n++) {
+      char *m = __atomic_load_n(&it->rep[n].map, __ATOMIC_ACQUIRE);
+      if (m && addr >= (uintptr_t)m &&
+          addr < (uintptr_t)m + (it->mend - it->mbase)) {
+        if (!ro_write_to_readable(page, uc))
+          done = -1;
+        else
+          ro_trap(it, addr, n); // does not return
+      }
+    }
+  }
+  __atomic_fetch_sub(&__kmp_ro_handlers_active, 1, __ATOMIC_SEQ_CST);
+  return done > 0;
+}
+
+#endif // KMP_NEXTTOUCH_SUPPORTED

@@ -1,0 +1,353 @@
+/*
+ * kmp_readonly_items.cpp -- readonly(list): the cache of list items.
+ *
+ * An item is found by its byte range, checked against /proc/self/maps (new:
+ * what memory it is; cached: whether the program unmapped, re-mapped or
+ * re-protected it since), write-protected at a region start (its open
+ * chunks closed), given the budget for its replicas, and dropped (released,
+ * replaced by an overlapping item, evicted, stale).
+ *
+ * Runs under __kmp_ro_lock in the thread that starts a region, releases
+ * items or shuts the runtime down; never in a signal handler.  It frees an
+ * item only after bumping the generation and waiting until no handler is
+ * inside the table.
+ */
+
+//===----------------------------------------------------------------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "kmp_readonly.h"
+
+#if KMP_NEXTTOUCH_SUPPORTED
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+
+size_t __kmp_ro_reserved = 0; // budget reserved by cached items
+
+// The VMA holding a, from v[*j] on (sorted); NULL if a is in a hole.
+static const kmp_nt_vma *ro_vma(const kmp_nt_vma *v, int n, int *j,
+                                uintptr_t a) {
+  while (*j < n && v[*j].end <= a)
+    (*j)++;
+  return *j < n && v[*j].start <= a ? &v[*j] : NULL;
+}
+
+// Is the cached it still what the maps show: its pages mapped, each chunk
+// protected as its state says, an immutable item's file the same?
+static int ro_still_ours(const kmp_ro_item *it, const kmp_nt_vma *v, int n) {
+  int j = 0;
+  for (uintptr_t a = it->mbase; a < it->mend;) {
+    const kmp_nt_vma *m = ro_vma(v, n, &j, a);
+    if (!m || ((it->kind & KMP_RO_IMMUTABLE) &&
+               (m->inode != it->inode || m->offset - m->start != it->off_delta)))
+      return 0;
+    a = m->end;
+  }
+  // A closed chunk must be read-only; an open one writable, or read-only if
+  // a serial write opened it after the maps were read (chunks are opened
+  // without the lock, closed only under it).
+  j = 0;
+  for (size_t c = 0; c < it->nchunks; c++) {
+    unsigned char s = __atomic_load_n(&it->chunks[c], __ATOMIC_ACQUIRE);
+    uintptr_t a, e;
+    __kmp_ro_chunk_range(it, c, &a, &e);
+    while (a < e) {
+      const kmp_nt_vma *m = ro_vma(v, n, &j, a);
+      if (!m || (s == KMP_RO_CLOSED && m->prot != PROT_READ) ||
+          (s != KMP_RO_CLOSED && m->prot != it->prot && m->prot != PROT_READ))
+        return 0;
+      a = m->end;
+    }
+  }
+  return 1;
+}
+
+// Drop it: unpublished, replicas freed, and its pages given their
+// protection back if the maps v (NULL: not known) show them as it left them
+// (else the program unmapped or changed them: not touched).
+static void ro_drop(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
+  int touch = v && ro_still_ours(it, v, nv);
+  for (int i = 0; i < __kmp_ro_hwm; i++)
+    if (__kmp_ro_table[i] == it)
+      __atomic_store_n(&__kmp_ro_table[i], (kmp_ro_item *)NULL,
+                       __ATOMIC_RELEASE);
+  while (__kmp_ro_hwm > 0 && !__kmp_ro_table[__kmp_ro_hwm - 1])
+    __kmp_ro_hwm--;
+  __atomic_fetch_add(&__kmp_ro_gen, 1, __ATOMIC_ACQ_REL);
+  while (__atomic_load_n(&__kmp_ro_handlers_active, __ATOMIC_SEQ_CST))
+    KMP_CPU_PAUSE();
+  if (touch && it->pbase < it->pend && !(it->kind & KMP_RO_IMMUTABLE))
+    mprotect((void *)it->pbase, it->pend - it->pbase, it->prot);
+  __kmp_ro_free_replicas(it);
+  __kmp_ro_reserved -= it->reserved;
+  KMP_NT_ADD(readonly_dropped, 1);
+  __kmp_nt_private_free(it, it->alloc_bytes);
+}
+
+// The least recently used item no region uses, with budget reserved if
+// `budget`; NULL if none.
+static kmp_ro_item *ro_lru(int budget, const kmp_ro_item *keep) {
+  kmp_ro_item *v = NULL;
+  for (int i = 0; i < __kmp_ro_hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table[i];
+    if (it && it != keep && !it->users && (!budget || it->reserved) &&
+        (!v || it->last_use < v->last_use))
+      v = it;
+  }
+  return v;
+}
+
+// Which node holds every page of [mbase, mend) (pages never touched do not
+// count), or -1.
+static int ro_home(uintptr_t mbase, uintptr_t mend) {
+  enum { CHUNK = 512 };
+  void *pages[CHUNK];
+  int status[CHUNK], home = -2;
+  for (uintptr_t a = mbase; a < mend && home != -1;) {
+    int k = 0;
+    for (; k < CHUNK && a < mend; k++, a += __kmp_nt_page)
+      pages[k] = (void *)a;
+    if (__kmp_nt_move_pages(k, pages, NULL, status, 0) != 0)
+      return -1;
+    for (int i = 0; i < k; i++)
+      if (status[i] >= 0)
+        home = home == -2 || home == status[i] ? status[i] : -1;
+  }
+  return home < 0 ? -1 : home;
+}
+
+// A new item for [base, end), published with every chunk open (the region
+// start closes them); NULL if the table is full of items in use.
+static kmp_ro_item *ro_new(uintptr_t base, uintptr_t end, int prot, int kind,
+                           const kmp_nt_vma *v, const kmp_nt_vma *maps,
+                           int nmaps) {
+  int slot = -1;
+  for (int i = 0; i < KMP_RO_MAX_ITEMS && slot < 0; i++)
+    if (!__kmp_ro_table[i])
+      slot = i;
+  if (slot < 0) {
+    kmp_ro_item *old = ro_lru(0, NULL);
+    if (!old)
+      return NULL;
+    ro_drop(old, maps, nmaps);
+    return ro_new(base, end, prot, kind, v, maps, nmaps);
+  }
+  uintptr_t pg = (uintptr_t)__kmp_nt_page;
+  uintptr_t pbase = (base + pg - 1) & ~(pg - 1), pend = end & ~(pg - 1);
+  if (pbase > pend)
+    pbase = pend;
+  size_t nchunks = (pend - pbase + __kmp_ro_chunk_bytes() - 1) /
+                   __kmp_ro_chunk_bytes();
+  size_t bytes = (sizeof(kmp_ro_item) + nchunks + pg - 1) & ~(pg - 1);
+  kmp_ro_item *it = (kmp_ro_item *)__kmp_nt_private_alloc(bytes);
+  if (!it)
+    return NULL;
+  memset(it, 0, sizeof *it);
+  it->base = base;
+  it->end = end;
+  it->mbase = base & ~(pg - 1);
+  it->mend = (end + pg - 1) & ~(pg - 1);
+  it->pbase = pbase;
+  it->pend = pend;
+  it->prot = prot;
+  it->kind = kind;
+  it->inode = v->inode;
+  it->off_delta = v->offset - v->start;
+  it->nchunks = nchunks;
+  it->chunks = (unsigned char *)(it + 1);
+  memset(it->chunks, (kind & KMP_RO_IMMUTABLE) ? KMP_RO_CLOSED : KMP_RO_OPEN,
+         nchunks);
+  it->alloc_bytes = bytes;
+  it->home = __kmp_nt_num_nodes > 1 ? ro_home(it->mbase, it->mend) : 0;
+  __atomic_store_n(&__kmp_ro_table[slot], it, __ATOMIC_RELEASE);
+  if (slot >= __kmp_ro_hwm)
+    __atomic_store_n(&__kmp_ro_hwm, slot + 1, __ATOMIC_RELEASE);
+  return it;
+}
+
+// The calling thread's stack, guard included.
+static int ro_on_my_stack(uintptr_t s, uintptr_t e) {
+  pthread_attr_t attr;
+  void *addr;
+  size_t size, guard = 0;
+  int on = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0)
+    return 0;
+  if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+    pthread_attr_getguardsize(&attr, &guard);
+    on = s < (uintptr_t)addr + size && e > (uintptr_t)addr - guard;
+  }
+  pthread_attr_destroy(&attr);
+  return on;
+}
+
+// What [base, end) is: 0 with *prot, *kind and its first VMA, or an errno.
+static int ro_classify(uintptr_t base, uintptr_t end, const kmp_nt_vma *v,
+                       int n, int *prot, int *kind, const kmp_nt_vma **first) {
+  uintptr_t pg = (uintptr_t)__kmp_nt_page;
+  uintptr_t mb = base & ~(pg - 1), me = (end + pg - 1) & ~(pg - 1);
+  int j = 0, w = 0, r = 0, file = 1;
+  *kind = 0;
+  *first = NULL;
+  for (uintptr_t a = mb; a < me;) {
+    const kmp_nt_vma *m = ro_vma(v, n, &j, a);
+    if (!m)
+      return EFAULT;
+    if (!*first)
+      *first = m;
+    if (!(m->prot & PROT_READ) || (m->prot & PROT_EXEC))
+      return EACCES;
+    (m->prot & PROT_WRITE ? w : r) = 1;
+    file &= m->inode != 0;
+    if (m->shared)
+      *kind |= KMP_RO_SHARED;
+    if (m->stack)
+      *kind |= KMP_RO_NOKEEP;
+    a = m->end;
+  }
+  if (w && r)
+    return EACCES; // partly read-only: not one kind of memory
+  // Pages of the engine's own that the fault path writes: never protected.
+  for (int i = 0; i < __kmp_ro_hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table[i];
+    if (it && mb < (uintptr_t)it + it->alloc_bytes && me > (uintptr_t)it)
+      return EINVAL;
+  }
+  if (ro_on_my_stack(mb, me))
+    *kind |= KMP_RO_NOKEEP; // its pages are reused by other frames later
+  *prot = w ? PROT_READ | PROT_WRITE : PROT_READ;
+  if (!w)
+    *kind |= file ? KMP_RO_IMMUTABLE : KMP_RO_IMMUTABLE | KMP_RO_NOKEEP;
+  return 0;
+}
+
+// Close the open chunks of it (a region starts): write-protected.
+static void ro_close(kmp_ro_item *it) {
+  for (size_t c = 0; c < it->nchunks;) {
+    while (__atomic_load_n(&it->chunks[c], __ATOMIC_ACQUIRE) == KMP_RO_OPENING)
+      sched_yield(); // a serial write's fault is opening it
+    if (__atomic_load_n(&it->chunks[c], __ATOMIC_ACQUIRE) != KMP_RO_OPEN) {
+      c++;
+      continue;
+    }
+    size_t e = c;
+    while (e < it->nchunks &&
+           __atomic_load_n(&it->chunks[e], __ATOMIC_ACQUIRE) == KMP_RO_OPEN)
+      __atomic_store_n(&it->chunks[e++], KMP_RO_CLOSED, __ATOMIC_SEQ_CST);
+    uintptr_t s0, e0, s1, e1;
+    __kmp_ro_chunk_range(it, c, &s0, &e0);
+    __kmp_ro_chunk_range(it, e - 1, &s1, &e1);
+    if (mprotect((void *)s0, e1 - s0, PROT_READ) != 0) {
+      // Out of VMAs: not trapped, and replicas copied at every region.
+      for (size_t k = c; k < e; k++)
+        __atomic_store_n(&it->chunks[k], KMP_RO_OPEN, __ATOMIC_RELEASE);
+      __atomic_fetch_or(&it->kind, KMP_RO_NOKEEP, __ATOMIC_ACQ_REL);
+    }
+    c = e;
+  }
+}
+
+// May it have replicas?  Reserves the budget for one per node that may
+// need one, evicting the least recently used items if that makes room.
+int __kmp_ro_reserve(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
+  if (it->replicable)
+    return 1;
+  size_t nodes = __kmp_nt_num_nodes > 1 ? __kmp_nt_num_nodes : 1;
+  if (nodes > 1 && it->home >= 0 && !__kmp_readonly_force)
+    nodes--;
+  size_t need = (it->mend - it->mbase) * nodes, budget = __kmp_readonly_budget_bytes();
+  if (need / nodes != it->mend - it->mbase || need > budget)
+    return 0;
+  while (__kmp_ro_reserved + need > budget) {
+    kmp_ro_item *old = ro_lru(1, it);
+    if (!old)
+      return 0;
+    ro_drop(old, v, nv);
+  }
+  __kmp_ro_reserved += need;
+  it->reserved = need;
+  it->replicable = 1;
+  return 1;
+}
+
+// The cached item for [base, end) of a region starting now, users raised
+// and closed; NULL with *err if there is none.
+kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end,
+                             const kmp_nt_vma *v, int nv, int *err) {
+  kmp_ro_item *it = NULL;
+  for (int i = 0; i < __kmp_ro_hwm && !it; i++)
+    if (__kmp_ro_table[i] && __kmp_ro_table[i]->base == base &&
+        __kmp_ro_table[i]->end == end)
+      it = __kmp_ro_table[i];
+  if (it && !it->users && !ro_still_ours(it, v, nv)) {
+    ro_drop(it, NULL, 0); // unmapped, re-mapped or re-protected since
+    it = NULL;
+  }
+  if (!it) {
+    // A different item over the same bytes: dropped, unless a region uses
+    // it.  The maps have changed then: the caller reads them again.
+    int dropped = 0;
+    for (int i = 0; i < __kmp_ro_hwm; i++) {
+      kmp_ro_item *o = __kmp_ro_table[i];
+      if (!o || o->end <= base || o->base >= end)
+        continue;
+      if (o->users) {
+        *err = EBUSY;
+        return NULL;
+      }
+      ro_drop(o, v, nv);
+      dropped = 1;
+    }
+    if (dropped) {
+      *err = EAGAIN;
+      return NULL;
+    }
+    int prot, kind;
+    const kmp_nt_vma *first;
+    *err = ro_classify(base, end, v, nv, &prot, &kind, &first);
+    if (*err)
+      return NULL;
+    it = ro_new(base, end, prot, kind, first, v, nv);
+    if (!it) {
+      *err = ENOMEM;
+      return NULL;
+    }
+  }
+  __atomic_fetch_add(&it->users, 1, __ATOMIC_SEQ_CST);
+  if (!(it->kind & KMP_RO_DEMOTED))
+    ro_close(it);
+  return it;
+}
+
+// Drop the cached items in [start, end) (everything if start == end) that
+// no region uses.  EBUSY if some were in use.  Under __kmp_ro_lock.
+int __kmp_ro_release(uintptr_t start, uintptr_t end) {
+  int rc = 0;
+  kmp_nt_vma *v = NULL;
+  int nv = -1;
+  for (int i = 0; i < __kmp_ro_hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table[i];
+    if (!it || (start != end && (it->end <= start || it->base >= end)))
+      continue;
+    if (it->users) {
+      rc = EBUSY;
+      continue;
+    }
+    if (nv < 0)
+      nv = __kmp_nt_read_maps(&v, 0);
+    ro_drop(it, nv < 0 ? NULL : v, nv);
+  }
+  if (v)
+    __kmp_free(v);
+  return rc;
+}
+
+#endif // KMP_NEXTTOUCH_SUPPORTED

@@ -1,0 +1,193 @@
+/*
+ * kmp_readonly_replica.cpp -- readonly(list): the per-node replicas of list
+ * items.
+ *
+ * Does not run in a signal handler.  __kmp_ro_replica runs in parallel
+ * regions: the first thread of a node that asks for an item's pointer in a
+ * region prepares the node's replica (makes it, or copies again what was
+ * written since its last use) while the node's other threads wait; the
+ * nodes prepare theirs in parallel, each copying into its own memory.
+ * __kmp_ro_free_replicas runs under __kmp_ro_lock when an item is dropped.
+ *
+ * A replica is one private mapping: a dirty byte per chunk of the item (set
+ * by the fault path when a write between regions opens the chunk), then a
+ * copy of the pages that hold the item, bound to the node (mbind
+ * MPOL_PREFERRED before the pages exist) and read-only, so that a write
+ * through a replica pointer is trapped like a write to the original.  The
+ * replica of byte b of the item is at map + (b - mbase): same offset in the
+ * page as the original, so every alignment up to a page is kept.
+ */
+
+//===----------------------------------------------------------------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "kmp_readonly.h"
+
+#if KMP_NEXTTOUCH_SUPPORTED
+#include <linux/mempolicy.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 // Linux 5.14
+#endif
+
+int __kmp_ro_thread_node() {
+  int n = __kmp_nt_node_of_current_cpu();
+  if (n < 0 && __kmp_readonly_force)
+    n = 0;
+  return n < KMP_RO_MAX_NODES ? n : -1;
+}
+
+static size_t ro_round_page(size_t b) {
+  return (b + __kmp_nt_page - 1) & ~((size_t)__kmp_nt_page - 1);
+}
+
+// Copy [s, e) of the original into the replica m, whose pages there are
+// writable meanwhile.  Returns the bytes copied.
+static size_t ro_copy(const kmp_ro_item *it, char *m, uintptr_t s,
+                      uintptr_t e) {
+  if (s >= e)
+    return 0;
+  uintptr_t pg = (uintptr_t)__kmp_nt_page;
+  uintptr_t ps = s & ~(pg - 1), pe = (e + pg - 1) & ~(pg - 1);
+  char *w = m + (ps - it->mbase);
+  mprotect(w, pe - ps, PROT_READ | PROT_WRITE);
+  memcpy(m + (s - it->mbase), (const void *)s, e - s);
+  mprotect(w, pe - ps, PROT_READ);
+  return e - s;
+}
+
+// A new replica of it on node: NULL if there is no memory for it.
+static char *ro_make(kmp_ro_item *it, kmp_ro_replica *r, int node) {
+  size_t db = ro_round_page(it->nchunks), rb = it->mend - it->mbase;
+  char *p = (char *)__kmp_nt_private_alloc(db + rb);
+  if (!p)
+    return NULL;
+  char *m = p + db;
+  // The pages go to node whichever CPU the copying thread runs on; if the
+  // node is full, elsewhere (MPOL_PREFERRED) rather than failing.
+  unsigned long mask[KMP_NT_MASK_WORDS];
+  memset(mask, 0, sizeof mask);
+  mask[node / (8 * sizeof(long))] |= 1UL << (node % (8 * sizeof(long)));
+  __kmp_nt_mbind(m, rb, MPOL_PREFERRED, mask, KMP_NT_MAXNODE, 0);
+  // Allocate the pages in one call rather than one fault each.
+  madvise(m, rb, MADV_POPULATE_WRITE);
+  memcpy(m + (it->base - it->mbase), (const void *)it->base,
+         it->end - it->base);
+  mprotect(m, rb, PROT_READ);
+  r->dirty = (unsigned char *)p;
+  r->map_bytes = db + rb;
+  // The fault path looks at nodes below __kmp_ro_node_hwm: raise it first.
+  int hwm = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
+  while (hwm <= node &&
+         !__atomic_compare_exchange_n(&__kmp_ro_node_hwm, &hwm, node + 1, false,
+                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    ;
+  __atomic_store_n(&r->map, m, __ATOMIC_RELEASE);
+  return m;
+}
+
+// Bring the replica r up to date: the chunks written since its last use,
+// and the item's bytes on the pages it shares with other data (they are not
+// protected: compared, copied if they differ).  Returns the bytes copied.
+static size_t ro_refresh(kmp_ro_item *it, kmp_ro_replica *r) {
+  char *m = r->map;
+  size_t copied = 0;
+  for (size_t c = 0; c < it->nchunks;) {
+    if (!__atomic_load_n(&r->dirty[c], __ATOMIC_ACQUIRE)) {
+      c++;
+      continue;
+    }
+    size_t e = c;
+    while (e < it->nchunks && __atomic_load_n(&r->dirty[e], __ATOMIC_ACQUIRE))
+      __atomic_store_n(&r->dirty[e++], 0, __ATOMIC_RELEASE);
+    uintptr_t s0, e0, s1, e1;
+    __kmp_ro_chunk_range(it, c, &s0, &e0);
+    __kmp_ro_chunk_range(it, e - 1, &s1, &e1);
+    copied += ro_copy(it, m, s0, e1);
+    c = e;
+  }
+  uintptr_t edge[2][2] = {{it->base, it->pbase}, {it->pend, it->end}};
+  if (it->pbase >= it->pend) { // no whole page: it is all edge
+    edge[0][1] = it->end;
+    edge[1][0] = edge[1][1] = 0;
+  }
+  for (int i = 0; i < 2; i++) {
+    uintptr_t s = edge[i][0], e = edge[i][1];
+    if (s < e && memcmp(m + (s - it->mbase), (const void *)s, e - s) != 0)
+      copied += ro_copy(it, m, s, e);
+  }
+  return copied;
+}
+
+static void ro_prepare(kmp_ro_item *it, kmp_ro_replica *r, int node) {
+  kmp_uint64 t0 = __kmp_nt_now_ns();
+  if (!r->map) {
+    if (!ro_make(it, r, node)) {
+      KMP_NT_ADD(readonly_fallback_budget, 1); // no memory: the original
+      return;
+    }
+    KMP_NT_ADD(readonly_replicas, 1);
+    KMP_NT_ADD(readonly_bytes_replicated, it->end - it->base);
+  } else {
+    size_t copied = ro_refresh(it, r);
+    if (copied) {
+      KMP_NT_ADD(readonly_refreshes, 1);
+      KMP_NT_ADD(readonly_bytes_replicated, copied);
+    } else {
+      KMP_NT_ADD(readonly_replicas_reused, 1);
+    }
+  }
+  KMP_NT_ADD(readonly_replica_ns, __kmp_nt_now_ns() - t0);
+}
+
+char *__kmp_ro_replica(kmp_ro_item *it, int node, kmp_uint64 act) {
+  kmp_ro_replica *r = &it->rep[node];
+  for (int spins = 0;;) {
+    if (__atomic_load_n(&r->ready, __ATOMIC_ACQUIRE) == act)
+      return __atomic_load_n(&r->map, __ATOMIC_ACQUIRE);
+    int idle = 0;
+    if (__atomic_compare_exchange_n(&r->busy, &idle, 1, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      if (__atomic_load_n(&r->ready, __ATOMIC_ACQUIRE) != act)
+        ro_prepare(it, r, node);
+      __atomic_store_n(&r->ready, act, __ATOMIC_RELEASE);
+      __atomic_store_n(&r->busy, 0, __ATOMIC_RELEASE);
+      return __atomic_load_n(&r->map, __ATOMIC_ACQUIRE);
+    }
+    // Another thread of the node prepares it (copying may take a while).
+    if (++spins < 1000)
+      KMP_CPU_PAUSE();
+    else
+      sched_yield();
+  }
+}
+
+void __kmp_ro_free_replicas(kmp_ro_item *it) {
+  for (int n = 0; n < KMP_RO_MAX_NODES; n++) {
+    kmp_ro_replica *r = &it->rep[n];
+    if (r->map)
+      __kmp_nt_private_free(r->dirty, r->map_bytes);
+    r->map = NULL;
+    r->dirty = NULL;
+    r->map_bytes = 0;
+    r->ready = 0;
+    r->busy = 0;
+  }
+}
+
+void __kmp_ro_replicas_atfork_child(kmp_ro_item *it) {
+  for (int n = 0; n < KMP_RO_MAX_NODES; n++) {
+    it->rep[n].busy = 0;
+    it->rep[n].ready = 0;
+  }
+}
+
+#endif // KMP_NEXTTOUCH_SUPPORTED
