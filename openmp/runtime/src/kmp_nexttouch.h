@@ -219,6 +219,20 @@ int __kmp_nt_check_range(const kmp_nt_vma *v, int n, uintptr_t start,
                          uintptr_t end);
 
 // ---------------------------------------------------------------------------
+// Arming (kmp_nexttouch_arm.cpp) and ending it (kmp_nexttouch_disarm.cpp),
+// under __kmp_nt_lock.
+
+// Parallel regions (forks of teams of more than one thread) so far: the
+// clock of KMP_NEXTTOUCH_LIFETIME.
+extern kmp_uint64 __kmp_nt_forks;
+// Arm the pending requests (at the fork of a team).
+void __kmp_nt_arm_pending();
+// Reads the VMAs (with AnonHugePages if smaps) and drops the armed units the
+// program unmapped or re-protected; returns the VMAs (or NULL).
+kmp_nt_vma *__kmp_nt_check_armed(int *n, int smaps);
+void __kmp_nt_free_segment(kmp_nt_segment *seg);
+
+// ---------------------------------------------------------------------------
 // Requests waiting to be armed (kmp_nexttouch.cpp), under __kmp_nt_lock.
 
 extern kmp_nt_range *__kmp_nt_pending;

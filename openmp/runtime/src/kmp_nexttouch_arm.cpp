@@ -1,12 +1,13 @@
 /*
- * kmp_nexttouch_arm.cpp -- affinity-on-next-touch: arming requests at the
- * fork of a team, ending arming (KMP_NEXTTOUCH_LIFETIME at a join,
- * kmp_nexttouch_disarm, shutdown), and fork(2).
+ * kmp_nexttouch_arm.cpp -- affinity-on-next-touch: arming the pending
+ * requests at the fork of a team (re-validated against the VMAs, minus
+ * libomp's stacks and the engines' own memory, THP blocks as units),
+ * re-arming re-requested pages, and dropping units the program unmapped or
+ * re-protected.  Ending arming is in kmp_nexttouch_disarm.cpp.
  *
- * Runs on the primary thread of a forking/joining team or in the calling
- * thread of the API, under __kmp_nt_lock; never in a signal handler.  It
- * publishes segments before it protects their pages, so a fault always finds
- * its segment, and frees a segment only once no handler is inside the table.
+ * Runs on the primary thread of a forking team, under __kmp_nt_lock; never
+ * in a signal handler.  It publishes segments before it protects their
+ * pages, so a fault always finds its segment.
  */
 
 //===----------------------------------------------------------------------===//
@@ -30,13 +31,11 @@
 #include <unistd.h>
 #endif
 
-// Parallel regions (forks of teams of more than one thread) so far: the
-// clock of KMP_NEXTTOUCH_LIFETIME.
-static kmp_uint64 nt_forks = 0;
-
 #if KMP_NEXTTOUCH_SUPPORTED
 
-static void nt_free_segment(kmp_nt_segment *seg) {
+kmp_uint64 __kmp_nt_forks = 0;
+
+void __kmp_nt_free_segment(kmp_nt_segment *seg) {
   if (seg->state)
     munmap(seg->state, seg->state_bytes);
   if (seg->items)
@@ -162,7 +161,7 @@ static void nt_drop_stale(const kmp_nt_vma *v, int n) {
 }
 
 // Reads the VMAs and drops stale units; returns the VMAs (or NULL).
-static kmp_nt_vma *nt_check_armed(int *n, int smaps) {
+kmp_nt_vma *__kmp_nt_check_armed(int *n, int smaps) {
   kmp_nt_vma *vmas = NULL;
   *n = __kmp_nt_read_maps(&vmas, smaps);
   if (*n >= 0 && TCR_4(__kmp_nexttouch_armed))
@@ -215,14 +214,14 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
   seg->end = end;
   seg->shift = shift;
   seg->prot = prot;
-  seg->armed_at = nt_forks;
+  seg->armed_at = __kmp_nt_forks;
   seg->nunits = (end - start) >> seg->shift;
   seg->state_bytes =
       (seg->nunits + __kmp_nt_page - 1) & ~((size_t)__kmp_nt_page - 1);
   seg->state = (unsigned char *)__kmp_nt_private_alloc(seg->state_bytes);
   if (!seg->state) {
     KMP_NT_ADD(fail_arm, (end - start) >> __kmp_nt_page_shift);
-    nt_free_segment(seg);
+    __kmp_nt_free_segment(seg);
     return;
   }
   nt_attach_items(seg);
@@ -264,7 +263,7 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
     }
   if (slot < 0) {
     KMP_NT_ADD(fail_arm, armed * __kmp_nt_unit_pages(seg));
-    nt_free_segment(seg);
+    __kmp_nt_free_segment(seg);
     return;
   }
   // Publish, then protect: a fault always finds its segment.
@@ -359,7 +358,7 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
     }
   }
   if (armed) {
-    seg->armed_at = nt_forks;
+    seg->armed_at = __kmp_nt_forks;
     TCW_4(__kmp_nexttouch_armed, 1);
     KMP_NT_ADD(pages_armed, armed * __kmp_nt_unit_pages(seg));
   }
@@ -428,7 +427,7 @@ static void nt_arm_in_vma(const kmp_nt_vma *m, uintptr_t at, uintptr_t stop,
 // Arm the pending ranges, re-validated against the VMAs as they are now: a
 // range unmapped, made read-only or re-mapped since its request is skipped
 // (fail_arm), and so are libomp's stacks and the engine's memory in it.
-static void nt_arm_pending() {
+void __kmp_nt_arm_pending() {
   kmp_uint64 t0 = __kmp_nt_now_ns();
   __kmp_nt_install_handler();
   qsort(__kmp_nt_items, __kmp_nt_nitems, sizeof(kmp_nt_range), nt_cmp_range);
@@ -440,7 +439,7 @@ static void nt_arm_pending() {
           ((uintptr_t)2 << __kmp_nt_thp_shift))
         want_thp = 1;
   int nvmas;
-  kmp_nt_vma *vmas = nt_check_armed(&nvmas, want_thp);
+  kmp_nt_vma *vmas = __kmp_nt_check_armed(&nvmas, want_thp);
   int nx = 0;
   nt_interval *x = nt_exclusions(&nx);
   void **pages = (void **)__kmp_allocate(sizeof(void *) * 1024);
@@ -506,250 +505,4 @@ static void nt_arm_pending() {
   KMP_NT_ADD(arm_ns, __kmp_nt_now_ns() - t0);
 }
 
-// ---------------------------------------------------------------------------
-// Ending arming
-
-// Claim what is still armed in [lo, hi) of seg so that no fault migrates it
-// meanwhile, give it its protection back where it is, and release it.
-// Returns the pages disarmed.
-static kmp_uint64 nt_disarm_units(kmp_nt_segment *seg, size_t lo, size_t hi) {
-  kmp_uint64 left = 0;
-  for (size_t u = lo; u < hi;) {
-    unsigned char s = __atomic_load_n(&seg->state[u], __ATOMIC_ACQUIRE);
-    if (!(s & KMP_NT_ARMED) ||
-        !__atomic_compare_exchange_n(&seg->state[u], &s, KMP_NT_CLAIMED, false,
-                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-      u++;
-      continue;
-    }
-    size_t e = u + 1;
-    for (; e < hi; e++) {
-      unsigned char t = __atomic_load_n(&seg->state[e], __ATOMIC_ACQUIRE);
-      if (!(t & KMP_NT_ARMED) ||
-          !__atomic_compare_exchange_n(&seg->state[e], &t, KMP_NT_CLAIMED,
-                                       false, __ATOMIC_ACQ_REL,
-                                       __ATOMIC_ACQUIRE))
-        break;
-    }
-    left += e - u;
-    __kmp_nt_restore(seg, u, e - u);
-    __kmp_nt_done(seg, u, e - u);
-    u = e;
-  }
-  return left * __kmp_nt_unit_pages(seg);
-}
-
-// Free the segments that have nothing armed left (touched or disarmed), so
-// the table does not fill up in long runs.
-static void nt_sweep() {
-  kmp_nt_segment **gone = NULL;
-  int ngone = 0, remaining = 0;
-  for (int i = 0; i < __kmp_nt_table_hwm; i++) {
-    kmp_nt_segment *s = __kmp_nt_table[i];
-    if (!s)
-      continue;
-    if (__atomic_load_n(&s->armed_units, __ATOMIC_ACQUIRE)) {
-      remaining++;
-      continue;
-    }
-    if (!gone)
-      gone = (kmp_nt_segment **)__kmp_allocate(sizeof(*gone) *
-                                               KMP_NT_MAX_SEGMENTS);
-    __atomic_store_n(&__kmp_nt_table[i], (kmp_nt_segment *)NULL,
-                     __ATOMIC_RELEASE);
-    gone[ngone++] = s;
-  }
-  if (ngone) {
-    // A handler that looked a segment up before the store may still use it:
-    // bump the generation and wait until none is inside the table.
-    __atomic_fetch_add(&__kmp_nt_gen, 1, __ATOMIC_ACQ_REL);
-    while (__atomic_load_n(&__kmp_nt_handlers_active, __ATOMIC_SEQ_CST))
-      KMP_CPU_PAUSE();
-    for (int j = 0; j < ngone; j++)
-      nt_free_segment(gone[j]);
-    __kmp_free(gone);
-  }
-  while (__kmp_nt_table_hwm > 0 && !__kmp_nt_table[__kmp_nt_table_hwm - 1])
-    __kmp_nt_table_hwm--;
-  if (!remaining)
-    TCW_4(__kmp_nexttouch_armed, 0);
-}
-
-// Disarm what is armed in [start, end) (everything for start == end == 0);
-// the pages are counted in pages_disarmed or pages_expired.
-static void nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
-  kmp_uint64 t0 = __kmp_nt_now_ns(), pages = 0;
-  int all = start == 0 && end == 0;
-  if (expired) { // anything to do?  Most joins have nothing.
-    int any = 0;
-    for (int i = 0; i < __kmp_nt_table_hwm && !any; i++)
-      any = __kmp_nt_table[i] &&
-            nt_forks - __kmp_nt_table[i]->armed_at >=
-                (kmp_uint64)__kmp_nexttouch_lifetime;
-    if (!any)
-      return nt_sweep();
-  }
-  int nvmas;
-  kmp_nt_vma *vmas = nt_check_armed(&nvmas, 0);
-  if (vmas)
-    __kmp_free(vmas);
-  for (int i = 0; i < __kmp_nt_table_hwm; i++) {
-    kmp_nt_segment *s = __kmp_nt_table[i];
-    if (!s)
-      continue;
-    if (expired) {
-      if (nt_forks - s->armed_at < (kmp_uint64)__kmp_nexttouch_lifetime)
-        continue;
-    } else if (!all && (s->end <= start || s->base >= end)) {
-      continue;
-    }
-    uintptr_t a = all || expired || start < s->base ? s->base : start;
-    uintptr_t b = all || expired || end > s->end ? s->end : end;
-    size_t lo = (a - s->base) >> s->shift;
-    size_t hi = (b - s->base + ((uintptr_t)1 << s->shift) - 1) >> s->shift;
-    pages += nt_disarm_units(s, lo, hi);
-  }
-  if (expired)
-    KMP_NT_ADD(pages_expired, pages);
-  else
-    KMP_NT_ADD(pages_disarmed, pages);
-  nt_sweep();
-  KMP_NT_ADD(disarm_ns, __kmp_nt_now_ns() - t0);
-}
-
-// ---------------------------------------------------------------------------
-// fork(2): the child has one thread.  Nobody else is in the engine's lock
-// (prepare takes it), and a unit claimed by a thread the child does not have
-// is released where it is.
-
-// The readonly engine's lock is taken after ours, as everywhere (a thread in
-// a next-touch request may wait for it while holding ours).
-static void nt_atfork_prepare() {
-  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
-  __kmp_ro_atfork(0);
-}
-static void nt_atfork_parent() {
-  __kmp_ro_atfork(1);
-  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
-}
-static void nt_atfork_child() {
-  for (int i = 0; i < __kmp_nt_table_hwm; i++) {
-    kmp_nt_segment *s = __kmp_nt_table[i];
-    if (!s)
-      continue;
-    for (size_t u = 0; u < s->nunits; u++)
-      if (s->state[u] == KMP_NT_CLAIMED) {
-        __kmp_nt_restore(s, u, 1);
-        __kmp_nt_done(s, u, 1);
-      }
-  }
-  __kmp_nt_handlers_active = 0;
-  __kmp_nt_teams_running = 0;
-  __kmp_ro_atfork(2);
-  __kmp_init_bootstrap_lock(&__kmp_nt_lock);
-}
-
-// Once, by whichever engine starts first (under __kmp_nt_lock).
-void __kmp_nt_register_atfork() {
-  static int registered = 0;
-  if (registered)
-    return;
-  registered = 1;
-  pthread_atfork(nt_atfork_prepare, nt_atfork_parent, nt_atfork_child);
-}
-
 #endif // KMP_NEXTTOUCH_SUPPORTED
-
-// ---------------------------------------------------------------------------
-// The runtime's hooks and the API
-
-void __kmp_nexttouch_fork(ident_t *loc, int gtid, kmp_team_t *team) {
-  (void)loc;
-#if KMP_NEXTTOUCH_SUPPORTED
-  // The hidden helper team forks once and joins at shutdown: it is not a
-  // region of the program; requests wait for the program's next one.
-  if (!team || team->t.t_nproc <= 1 || KMP_HIDDEN_HELPER_THREAD(gtid))
-    return;
-  if (__atomic_fetch_add(&__kmp_nt_teams_running, 1, __ATOMIC_ACQ_REL) == 0)
-    __atomic_store_n(&__kmp_nt_nproc, team->t.t_nproc, __ATOMIC_RELEASE);
-  __atomic_fetch_add(&nt_forks, 1, __ATOMIC_RELAXED);
-  if (!TCR_4(__kmp_nexttouch_pending))
-    return;
-  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
-  if (__kmp_nt_npending)
-    nt_arm_pending();
-  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
-#else
-  (void)gtid;
-  (void)team;
-#endif
-}
-
-void __kmp_nexttouch_join(ident_t *loc, int gtid, kmp_team_t *team) {
-  (void)loc;
-#if KMP_NEXTTOUCH_SUPPORTED
-  if (!team || team->t.t_nproc <= 1 || KMP_HIDDEN_HELPER_THREAD(gtid))
-    return;
-  __atomic_fetch_sub(&__kmp_nt_teams_running, 1, __ATOMIC_ACQ_REL);
-  if (!TCR_4(__kmp_nexttouch_armed))
-    return;
-  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
-  if (__kmp_nexttouch_lifetime > 0)
-    nt_disarm_range(0, 0, 1);
-  else
-    nt_sweep();
-  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
-#else
-  (void)gtid;
-  (void)team;
-#endif
-}
-
-// Called first in __kmp_cleanup: the program is done with its regions, so
-// what is still armed goes back where it is, and the counters are reported.
-void __kmp_nexttouch_cleanup(void) {
-  if (!TCR_4(__kmp_nt_initialized))
-    return;
-#if KMP_NEXTTOUCH_SUPPORTED
-  __kmp_ro_cleanup(); // readonly items: writable again, replicas freed
-  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
-  __kmp_nt_npending = 0;
-  TCW_4(__kmp_nexttouch_pending, 0);
-  if (TCR_4(__kmp_nexttouch_armed))
-    nt_disarm_range(0, 0, 0);
-  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
-  __kmp_nt_report();
-#endif
-}
-
-extern "C" int kmp_nexttouch_disarm(void *ptr, size_t len) {
-#if KMP_NEXTTOUCH_SUPPORTED
-  uintptr_t start = 0, end = 0;
-  if (ptr || len) {
-    uintptr_t p = (uintptr_t)ptr, pg = (uintptr_t)__kmp_nt_page;
-    if (!ptr)
-      return EINVAL;
-    if (len > (size_t)PTRDIFF_MAX || p > UINTPTR_MAX - len - pg)
-      return EOVERFLOW;
-    if (!len)
-      return 0;
-    start = p & ~(pg - 1);
-    end = (p + len + pg - 1) & ~(pg - 1);
-  }
-  if (!TCR_4(__kmp_nt_initialized))
-    return 0;
-  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
-  if (start == end)
-    __kmp_nt_npending = 0, TCW_4(__kmp_nexttouch_pending, 0);
-  else
-    __kmp_nt_remove_pending(start, end);
-  if (TCR_4(__kmp_nexttouch_armed))
-    nt_disarm_range(start, end, 0);
-  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
-  return 0;
-#else
-  (void)ptr;
-  (void)len;
-  return 0;
-#endif
-}
