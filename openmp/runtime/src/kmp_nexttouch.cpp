@@ -320,27 +320,36 @@ static kmp_i18n_id_t nt_reason(int e) {
   }
 }
 
+void __kmp_nt_describe_item(kmp_str_buf_t *where, kmp_str_buf_t *what,
+                            ident_t *loc, const char *name, const void *base,
+                            size_t count, size_t elem_size) {
+  kmp_str_loc_t l = __kmp_str_loc_init(loc ? loc->psource : NULL, false);
+  __kmp_str_buf_init(where);
+  __kmp_str_buf_init(what);
+  __kmp_str_buf_print(where, "%s:%d:%d (%s)", l.file ? l.file : "unknown",
+                      l.line, l.col, l.func ? l.func : "?");
+  if (name)
+    __kmp_str_buf_print(what, "'%s', ", name);
+  __kmp_str_buf_print(what,
+                      "base %p, %" KMP_UINT64_SPEC " elements of %" KMP_UINT64_SPEC
+                      " bytes",
+                      base, (kmp_uint64)count, (kmp_uint64)elem_size);
+  __kmp_str_loc_free(&l);
+}
+
 // One warning per bad range (KMP_WARNINGS=off silences them), at most 20.
 static void nt_warn(ident_t *loc, int idx, const kmp_nexttouch_range_t *r,
                     int code) {
   static int warnings = 0;
   if (__atomic_fetch_add(&warnings, 1, __ATOMIC_RELAXED) >= 20)
     return;
-  kmp_str_loc_t l = __kmp_str_loc_init(loc ? loc->psource : NULL, false);
   kmp_str_buf_t where, what;
-  __kmp_str_buf_init(&where);
-  __kmp_str_buf_init(&what);
-  __kmp_str_buf_print(&where, "%s:%d:%d (%s)", l.file ? l.file : "unknown",
-                      l.line, l.col, l.func ? l.func : "?");
-  __kmp_str_buf_print(&what,
-                      "base %p, %" KMP_UINT64_SPEC " elements of %" KMP_UINT64_SPEC
-                      " bytes",
-                      r->base, (kmp_uint64)r->count, (kmp_uint64)r->elem_size);
+  __kmp_nt_describe_item(&where, &what, loc, NULL, r->base, r->count,
+                         r->elem_size);
   KMP_WARNING(NextTouchRangeIgnored, where.str, idx, what.str,
               __kmp_i18n_catgets(nt_reason(code)));
   __kmp_str_buf_free(&where);
   __kmp_str_buf_free(&what);
-  __kmp_str_loc_free(&l);
 }
 
 kmp_int32 __kmpc_nexttouch(ident_t *loc, kmp_int32 gtid, kmp_int32 nranges,

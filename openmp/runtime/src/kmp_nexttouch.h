@@ -117,6 +117,15 @@ extern kmp_bootstrap_lock_t __kmp_nt_lock; // requests and the segment table
 void __kmp_nt_initialize(); // once, before any request
 const char *__kmp_nt_mech_name(int mech);
 
+// For the warnings about a list item a compiler entry point ignores (here
+// and in kmp_readonly.cpp): *where gets the source location of loc, *what
+// the item (its source text if name is not NULL, base, count and element
+// size).  The caller frees both.
+struct kmp_str_buf;
+void __kmp_nt_describe_item(struct kmp_str_buf *where, struct kmp_str_buf *what,
+                            ident_t *loc, const char *name, const void *base,
+                            size_t count, size_t elem_size);
+
 // The cpu -> node table (kmp_nexttouch_topology.cpp).  Fills it, returns the
 // number of NUMA nodes (1 if the topology is not known: *why says why).
 int __kmp_nt_topology(const char **why);

@@ -357,23 +357,13 @@ static void ro_warn(ident_t *loc, int idx, const kmp_readonly_item_t *r,
   static int warnings = 0;
   if (__atomic_fetch_add(&warnings, 1, __ATOMIC_RELAXED) >= 20)
     return;
-  kmp_str_loc_t l = __kmp_str_loc_init(loc ? loc->psource : NULL, false);
   kmp_str_buf_t where, what;
-  __kmp_str_buf_init(&where);
-  __kmp_str_buf_init(&what);
-  __kmp_str_buf_print(&where, "%s:%d:%d (%s)", l.file ? l.file : "unknown",
-                      l.line, l.col, l.func ? l.func : "?");
-  if (r->name)
-    __kmp_str_buf_print(&what, "'%s', ", r->name);
-  __kmp_str_buf_print(&what,
-                      "base %p, %" KMP_UINT64_SPEC " elements of %" KMP_UINT64_SPEC
-                      " bytes",
-                      r->base, (kmp_uint64)r->count, (kmp_uint64)r->elem_size);
+  __kmp_nt_describe_item(&where, &what, loc, r->name, r->base, r->count,
+                         r->elem_size);
   KMP_WARNING(ReadonlyItemIgnored, where.str, idx, what.str,
               __kmp_i18n_catgets(ro_reason(code)));
   __kmp_str_buf_free(&where);
   __kmp_str_buf_free(&what);
-  __kmp_str_loc_free(&l);
 }
 
 void *__kmpc_readonly_begin(ident_t *loc, kmp_int32 gtid, kmp_int32 nitems,
