@@ -152,25 +152,6 @@ static int nt_item_of(const kmp_nt_segment *seg, uintptr_t a, uintptr_t usz,
   return found > 1 && edge ? 2 : 1;
 }
 
-// Where a batch of up to wu units from unit u of seg must end (exclusive);
-// the batch continues a stream that started at unit `first` (u for a new
-// one).  Taking pages ahead of the fault is right only for pages the same
-// thread would touch first, so a batch stays inside the requested item `it`
-// that holds the fault (a list item of the directive, the range of an API
-// call; a unit that two items share is a batch of its own) and does not
-// cross
-//  - a multiple of its own size counted from the start of the item: the
-//    chunks of schedule(static, k) and schedule(dynamic, k) start at such
-//    multiples when they span a power of two of pages, so a batch does not
-//    reach into the next chunk, which is another thread's;
-//  - the end of the part of the item's even partition among the threads of
-//    the running team where the stream started (the parts of
-//    schedule(static) over the item): a thread that finishes its part early
-//    does not take the start of its neighbour's, nor does a stencil's read
-//    of the neighbour's first row (a halo) that continues its stream.
-// A loop that partitions the data otherwise only gets smaller batches.  The
-// adaptive window also stops at its stream's predicted end (nt_stream_for),
-// for chunks that are not a power of two of pages.
 // The end (a unit, exclusive) of the part of item `it`'s even partition
 // among the threads of the running team that holds a stream that started at
 // unit `first` of seg: the boundaries b_k = rs + k * len / nproc are where
