@@ -16,21 +16,12 @@
 #include "nexttouch_test.h"
 #include <stdint.h>
 
-typedef struct ident {
-  int32_t reserved_1, flags, reserved_2, reserved_3;
-  const char *psource;
-} ident_t;
-typedef struct {
-  void *base;
-  size_t count, elem_size;
-} range_t;
-extern int32_t __kmpc_nexttouch(ident_t *, int32_t, int32_t, const range_t *);
 static const char rodata[8192] = {1};
 
 static void kmpc_calls(char *ok) {
   static ident_t loc = {0, 2, 0, 0, ";api_errors.c;kmpc_calls;42;7;;"};
   long pg = nt_pagesize();
-  range_t r[5] = {
+  nt_range_t r[5] = {
       {ok, 4, sizeof(int)}, // fine
       {ok, (size_t)-5, sizeof(int)}, // negative length: count*size overflows
       {(void *)(uintptr_t)pg, 1, 1}, // page 1 is never mapped

@@ -22,21 +22,6 @@
 
 #define U(x) ((unsigned long long)(x))
 
-static int maps_prot(const void *p) {
-  FILE *f = fopen("/proc/self/maps", "r");
-  char line[512], perm[8];
-  unsigned long lo, hi, a = (unsigned long)p;
-  int prot = -1;
-  while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) == 3 && lo <= a && a < hi) {
-      prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0);
-      break;
-    }
-  if (f)
-    fclose(f);
-  return prot;
-}
-
 enum { N = 256 };
 static long pg;
 static int ipp;
@@ -74,11 +59,11 @@ int main(void) {
   c = nt_counters();
   NT_CHECK(c.arms == 1 && c.pages_armed == N - 8, "hole: armed %llu",
            U(c.pages_armed));
-  NT_CHECK(maps_prot((char *)a + 16 * pg) == (PROT_READ | PROT_WRITE) &&
-               maps_prot((char *)a + 15 * pg) == PROT_NONE &&
-               maps_prot((char *)a + 24 * pg) == PROT_NONE,
-           "hole: %d %d %d", maps_prot((char *)a + 15 * pg),
-           maps_prot((char *)a + 16 * pg), maps_prot((char *)a + 24 * pg));
+  NT_CHECK(nt_maps_prot((char *)a + 16 * pg) == (PROT_READ | PROT_WRITE) &&
+               nt_maps_prot((char *)a + 15 * pg) == PROT_NONE &&
+               nt_maps_prot((char *)a + 24 * pg) == PROT_NONE,
+           "hole: %d %d %d", nt_maps_prot((char *)a + 15 * pg),
+           nt_maps_prot((char *)a + 16 * pg), nt_maps_prot((char *)a + 24 * pg));
   unsigned long long handled = c.pages_already_local;
   NT_CHECK(handled >= 1 && c.pages_disarmed == 0, "handled %llu", handled);
 

@@ -32,18 +32,6 @@
 #include <sched.h>
 #include <sys/wait.h>
 
-typedef struct ident {
-  int reserved_1, flags, reserved_2, reserved_3;
-  const char *psource;
-} ident_t;
-typedef struct {
-  void *base;
-  size_t count, elem_size;
-  const char *name;
-} ro_item_t;
-extern void *__kmpc_readonly_begin(ident_t *, int, int, const ro_item_t *);
-extern void __kmpc_readonly_ptrs(ident_t *, int, void *, void **);
-extern void __kmpc_readonly_end(ident_t *, int, void *);
 static ident_t loc = {0, 2, 0, 0, ";guest_readonly.c;region;60;1;;"};
 
 enum { NA = 300000, NB = 100000, NC = 20000, NITEMS = 3 };

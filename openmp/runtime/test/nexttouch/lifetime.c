@@ -20,21 +20,6 @@
 #include "nexttouch_test.h"
 
 // The protection /proc/self/maps shows for the page at p (PROT_* bits), or -1.
-static int maps_prot(const void *p) {
-  FILE *f = fopen("/proc/self/maps", "r");
-  char line[512], perm[8];
-  unsigned long lo, hi, a = (unsigned long)p;
-  int prot = -1;
-  while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) == 3 && lo <= a && a < hi) {
-      prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0);
-      break;
-    }
-  if (f)
-    fclose(f);
-  return prot;
-}
-
 #define U(x) ((unsigned long long)(x))
 
 int main(void) {
@@ -58,12 +43,12 @@ int main(void) {
   NT_CHECK(c.pages_disarmed == 0 && c.pages_expired == 0,
            "region 1's join disarmed %llu, expired %llu", U(c.pages_disarmed),
            U(c.pages_expired));
-  NT_CHECK(maps_prot((char *)a + 16 * pg) == PROT_NONE &&
-               maps_prot((char *)a + (N - 1) * pg) == PROT_NONE,
+  NT_CHECK(nt_maps_prot((char *)a + 16 * pg) == PROT_NONE &&
+               nt_maps_prot((char *)a + (N - 1) * pg) == PROT_NONE,
            "untouched pages not armed after the join: %d %d",
-           maps_prot((char *)a + 16 * pg), maps_prot((char *)a + (N - 1) * pg));
-  NT_CHECK(maps_prot(a) == (PROT_READ | PROT_WRITE), "touched page: %d",
-           maps_prot(a));
+           nt_maps_prot((char *)a + 16 * pg), nt_maps_prot((char *)a + (N - 1) * pg));
+  NT_CHECK(nt_maps_prot(a) == (PROT_READ | PROT_WRITE), "touched page: %d",
+           nt_maps_prot(a));
 
   // Serial code: each touch restores its page in place.
   for (int p = 16; p < 20; p++)
@@ -75,10 +60,10 @@ int main(void) {
   NT_CHECK(c.pages_already_local == 16 && c.batches == 16 && c.pages_migrated == 0,
            "serial touches migrate nothing: local %llu batches %llu",
            U(c.pages_already_local), U(c.batches));
-  NT_CHECK(maps_prot((char *)a + 19 * pg) == (PROT_READ | PROT_WRITE) &&
-               maps_prot((char *)a + 20 * pg) == PROT_NONE,
-           "serial touch: %d %d", maps_prot((char *)a + 19 * pg),
-           maps_prot((char *)a + 20 * pg));
+  NT_CHECK(nt_maps_prot((char *)a + 19 * pg) == (PROT_READ | PROT_WRITE) &&
+               nt_maps_prot((char *)a + 20 * pg) == PROT_NONE,
+           "serial touch: %d %d", nt_maps_prot((char *)a + 19 * pg),
+           nt_maps_prot((char *)a + 20 * pg));
 
   // A one-thread team is no team: serial too.
 #pragma omp parallel num_threads(1)
@@ -100,7 +85,7 @@ int main(void) {
   NT_CHECK(c.faults == 21 && c.pages_disarmed == 0 && c.arms == 1,
            "region 2: faults %llu disarmed %llu arms %llu", U(c.faults),
            U(c.pages_disarmed), U(c.arms));
-  NT_CHECK(maps_prot((char *)a + 24 * pg) == PROT_NONE, "page 24 not armed");
+  NT_CHECK(nt_maps_prot((char *)a + 24 * pg) == PROT_NONE, "page 24 not armed");
 
   // Region 3 touches [24, 40), armed since region 1's fork.
 #pragma omp parallel for schedule(static)
@@ -119,9 +104,9 @@ int main(void) {
   NT_CHECK(c.pages_disarmed == 8 && c.faults == 37, "disarmed %llu, faults %llu",
            U(c.pages_disarmed), U(c.faults));
   for (int p = 40; p < 48; p++)
-    NT_CHECK(maps_prot((char *)a + p * pg) == (PROT_READ | PROT_WRITE),
-             "page %d after disarm: %d", p, maps_prot((char *)a + p * pg));
-  NT_CHECK(maps_prot((char *)a + 48 * pg) == PROT_NONE, "page 48 disarmed too");
+    NT_CHECK(nt_maps_prot((char *)a + p * pg) == (PROT_READ | PROT_WRITE),
+             "page %d after disarm: %d", p, nt_maps_prot((char *)a + p * pg));
+  NT_CHECK(nt_maps_prot((char *)a + 48 * pg) == PROT_NONE, "page 48 disarmed too");
   long long s40 = 0;
   for (long i = 40L * ipp; i < 48L * ipp; i++)
     s40 += a[i] - i;

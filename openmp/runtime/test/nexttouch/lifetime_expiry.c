@@ -26,21 +26,6 @@
 
 #define U(x) ((unsigned long long)(x))
 
-static int maps_prot(const void *p) {
-  FILE *f = fopen("/proc/self/maps", "r");
-  char line[512], perm[8];
-  unsigned long lo, hi, a = (unsigned long)p;
-  int prot = -1;
-  while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) == 3 && lo <= a && a < hi) {
-      prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0);
-      break;
-    }
-  if (f)
-    fclose(f);
-  return prot;
-}
-
 enum { N = 64, K = 8 }; // pages per array, pages touched per region
 static long pg;
 static int ipp;
@@ -73,7 +58,7 @@ int main(int argc, char **argv) {
     NT_CHECK(c.pages_expired == 0 && c.pages_disarmed == 0,
              "before region %d: expired %llu disarmed %llu", r,
              U(c.pages_expired), U(c.pages_disarmed));
-    NT_CHECK(maps_prot((char *)a + (N - 1) * pg) == PROT_NONE,
+    NT_CHECK(nt_maps_prot((char *)a + (N - 1) * pg) == PROT_NONE,
              "before region %d: a not armed", r);
     // Not a region: neither arms nor counts.
 #pragma omp parallel num_threads(1)
@@ -91,12 +76,12 @@ int main(int argc, char **argv) {
   NT_CHECK(c.pages_expired == a_left && c.pages_disarmed == 0,
            "after region %d: expired %llu (want %llu), disarmed %llu", L,
            U(c.pages_expired), a_left, U(c.pages_disarmed));
-  NT_CHECK(maps_prot((char *)a + (N - 1) * pg) == (PROT_READ | PROT_WRITE),
+  NT_CHECK(nt_maps_prot((char *)a + (N - 1) * pg) == (PROT_READ | PROT_WRITE),
            "a still armed after region %d: %d", L,
-           maps_prot((char *)a + (N - 1) * pg));
-  NT_CHECK(maps_prot((char *)b + (N - 1) * pg) == PROT_NONE,
+           nt_maps_prot((char *)a + (N - 1) * pg));
+  NT_CHECK(nt_maps_prot((char *)b + (N - 1) * pg) == PROT_NONE,
            "b not armed after region %d: %d", L,
-           maps_prot((char *)b + (N - 1) * pg));
+           nt_maps_prot((char *)b + (N - 1) * pg));
   unsigned long long faults = c.faults;
   long long sum = 0;
   for (long i = 0; i < N * ipp; i++)

@@ -65,6 +65,43 @@ static void nt_nodes_of(char *base, size_t npages, int *nodes) {
   }
 }
 
+// The protection /proc/self/maps shows for the page at p (PROT_* bits), -1
+// if it is not mapped.
+static int nt_maps_prot(const void *p) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[512], perm[8];
+  unsigned long lo, hi, a = (unsigned long)p;
+  int prot = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) == 3 && lo <= a && a < hi) {
+      prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0);
+      break;
+    }
+  if (f)
+    fclose(f);
+  return prot;
+}
+
+// The compiler's entry points, for tests that call them as generated code
+// does (libomp's kmp.h is not installed).
+typedef struct ident {
+  int reserved_1, flags, reserved_2, reserved_3;
+  const char *psource;
+} ident_t;
+typedef struct {
+  void *base;
+  size_t count, elem_size;
+} nt_range_t;
+typedef struct {
+  void *base;
+  size_t count, elem_size;
+  const char *name;
+} ro_item_t;
+extern int __kmpc_nexttouch(ident_t *, int, int, const nt_range_t *);
+extern void *__kmpc_readonly_begin(ident_t *, int, int, const ro_item_t *);
+extern void __kmpc_readonly_ptrs(ident_t *, int, void *, void **);
+extern void __kmpc_readonly_end(ident_t *, int, void *);
+
 static int nt_done(const char *name) {
   if (nt_failures) {
     printf("%s: FAILED (%d)\n", name, nt_failures);

@@ -44,21 +44,6 @@
 enum { N = 64 };
 static long pg;
 
-static int maps_prot(const void *p) {
-  FILE *f = fopen("/proc/self/maps", "r");
-  char line[512], perm[8];
-  unsigned long lo, hi, a = (unsigned long)p;
-  int prot = -1;
-  while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) == 3 && lo <= a && a < hi) {
-      prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0);
-      break;
-    }
-  if (f)
-    fclose(f);
-  return prot;
-}
-
 // A write at p in a child process: 1 if it died of SIGSEGV.
 static int write_faults(volatile char *p) {
   fflush(stdout);
@@ -104,7 +89,7 @@ static char *armed_then_unmapped(void) {
     if (omp_get_thread_num() == 0)
       a[0] += 1;
   }
-  NT_CHECK(maps_prot(a + pg) == PROT_NONE, "not armed");
+  NT_CHECK(nt_maps_prot(a + pg) == PROT_NONE, "not armed");
   NT_CHECK(munmap(a, N * pg) == 0, "munmap");
   return a;
 }
@@ -122,9 +107,9 @@ static char *map_at(char *at, int prot) {
 static void check_read_only(const char *r, const char *when) {
   int bad = 0;
   for (int p = 0; p < N; p++)
-    if (maps_prot(r + p * pg) != PROT_READ && bad++ < 3)
+    if (nt_maps_prot(r + p * pg) != PROT_READ && bad++ < 3)
       NT_CHECK(0, "%s: page %d of the read-only mapping has protection %d",
-               when, p, maps_prot(r + p * pg));
+               when, p, nt_maps_prot(r + p * pg));
   NT_CHECK(write_faults((volatile char *)r + 5 * pg),
            "%s: a write to the read-only mapping succeeded", when);
 }
@@ -217,8 +202,8 @@ int main(int argc, char **argv) {
     }
     NT_CHECK(faulted, "in this process, in a region: the fault on the "
                       "program's PROT_NONE page never reached its handler");
-    NT_CHECK(maps_prot(b + 10 * pg) == PROT_NONE, "the guard is open: %d",
-             maps_prot(b + 10 * pg));
+    NT_CHECK(nt_maps_prot(b + 10 * pg) == PROT_NONE, "the guard is open: %d",
+             nt_maps_prot(b + 10 * pg));
   } else {
     NT_CHECK(0, "mode %s", mode);
   }
