@@ -7,13 +7,15 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements the AST side of lists of memory ranges: the array
-// section that stands for a list item 'ptr : len', and the printing of list
-// items as written. See clang/AST/OpenMPMemoryRange.h.
+// section that stands for a list item 'ptr : len', the printing of list
+// items as written, and the variable a list item is taken from. See
+// clang/AST/OpenMPMemoryRange.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "clang/AST/OpenMPMemoryRange.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/PrettyPrinter.h"
 #include "llvm/Support/raw_ostream.h"
@@ -57,4 +59,34 @@ void clang::printOpenMPMemoryRange(raw_ostream &OS, const Expr *E,
     return;
   }
   E->printPretty(OS, nullptr, Policy, 0);
+}
+
+const VarDecl *clang::getOpenMPMemoryRangeBaseVar(const Expr *E,
+                                                  OpenMPMemoryRangeBase *Why) {
+  OpenMPMemoryRangeBase Dummy;
+  if (!Why)
+    Why = &Dummy;
+  *Why = OpenMPMemoryRangeBase::NotVariable;
+  const Expr *Base = E->IgnoreParenImpCasts();
+  if (const auto *Section = dyn_cast<ArraySectionExpr>(Base))
+    Base = Section->getBase()->IgnoreParenImpCasts();
+  const auto *DRE = dyn_cast<DeclRefExpr>(Base);
+  if (!DRE)
+    return nullptr;
+  const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+  if (!VD)
+    return nullptr;
+  QualType Ty = VD->getType();
+  if (Ty->isReferenceType()) {
+    *Why = OpenMPMemoryRangeBase::Reference;
+    return nullptr;
+  }
+  if (!Ty->isPointerType() && !Ty->isArrayType())
+    return nullptr;
+  if (VD->hasAttr<OMPThreadPrivateDeclAttr>()) {
+    *Why = OpenMPMemoryRangeBase::ThreadPrivate;
+    return nullptr;
+  }
+  *Why = OpenMPMemoryRangeBase::Variable;
+  return VD;
 }

@@ -35,14 +35,6 @@
 using namespace clang;
 using namespace CodeGen;
 
-namespace {
-struct MemoryRange {
-  llvm::Value *Base;
-  llvm::Value *Count;
-  llvm::Value *ElemSize;
-};
-} // namespace
-
 /// A length or lower bound \p E as a size_t count.
 static llvm::Value *emitCount(CodeGenFunction &CGF, const Expr *E) {
   llvm::Value *V = CGF.EmitScalarExpr(E);
@@ -73,8 +65,8 @@ static llvm::Value *emitElemSize(CodeGenFunction &CGF, QualType Ty) {
                                    /*isSigned=*/false);
 }
 
-/// The range of one list item: an array section or an array.
-static MemoryRange emitRange(CodeGenFunction &CGF, const Expr *Item) {
+OpenMPMemoryRange CodeGen::emitOpenMPMemoryRange(CodeGenFunction &CGF,
+                                                const Expr *Item) {
   CGBuilderTy &B = CGF.Builder;
   if (const auto *Section =
           dyn_cast<ArraySectionExpr>(Item->IgnoreParenImpCasts())) {
@@ -132,9 +124,9 @@ static MemoryRange emitRange(CodeGenFunction &CGF, const Expr *Item) {
 
 llvm::Value *CodeGen::emitOpenMPMemoryRangeArray(CodeGenFunction &CGF,
                                                  ArrayRef<const Expr *> Items) {
-  SmallVector<MemoryRange, 4> Ranges;
+  SmallVector<OpenMPMemoryRange, 4> Ranges;
   for (const Expr *Item : Items)
-    Ranges.push_back(emitRange(CGF, Item));
+    Ranges.push_back(emitOpenMPMemoryRange(CGF, Item));
 
   CGBuilderTy &B = CGF.Builder;
   llvm::StructType *RangeTy =

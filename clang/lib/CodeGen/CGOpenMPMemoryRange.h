@@ -26,6 +26,19 @@ class Expr;
 namespace CodeGen {
 class CodeGenFunction;
 
+/// One list item as the runtime sees it: \a Count elements of \a ElemSize
+/// bytes from \a Base.
+struct OpenMPMemoryRange {
+  llvm::Value *Base;
+  llvm::Value *Count;
+  llvm::Value *ElemSize;
+};
+
+/// Evaluates the list item \p Item (an array section or an array), each of
+/// its expressions exactly once, as emitOpenMPMemoryRangeArray describes.
+OpenMPMemoryRange emitOpenMPMemoryRange(CodeGenFunction &CGF,
+                                        const Expr *Item);
+
 /// Evaluates the list items \p Items (array sections and arrays), each
 /// exactly once and in order, into a stack array of the runtime's
 ///

@@ -49,7 +49,7 @@ OMPClause *Parser::ParseOpenMPMemoryRangeListClause(OpenMPDirectiveKind DKind,
   SmallVector<Expr *, 4> Items;
   if (Tok.is(tok::r_paren))
     Diag(Tok, diag::err_omp_memory_range_list_empty)
-        << getOpenMPDirectiveName(DKind);
+        << SemaOpenMP::getOpenMPMemoryRangeListName(Kind);
   while (Tok.isNot(tok::r_paren) && Tok.isNot(tok::annot_pragma_openmp_end)) {
     ParseScope OMPListScope(this, Scope::OpenMPDirectiveScope);
     ColonProtectionRAIIObject ColonRAII(*this, /*Value=*/true);
@@ -66,7 +66,7 @@ OMPClause *Parser::ParseOpenMPMemoryRangeListClause(OpenMPDirectiveKind DKind,
       // An invalid item has been diagnosed; the others are still checked.
       if (!ParseOnly) {
         ExprResult Range = Actions.OpenMP().ActOnOpenMPMemoryRange(
-            DKind, Item.get(), ColonLoc, Length.get());
+            Kind, Item.get(), ColonLoc, Length.get());
         if (Range.isUsable())
           Items.push_back(Range.get());
       }

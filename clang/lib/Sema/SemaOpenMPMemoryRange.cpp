@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Semantic analysis of lists of memory ranges, the argument of the extension
-// directive '#pragma omp nexttouch(list)' and of any later clause that takes
-// such a list. A list item is one of
+// directive '#pragma omp nexttouch(list)' and of the clause 'readonly(list)'
+// of parallel constructs. A list item is one of
 //
 //   ptr : len    ptr an object pointer (or an array, which decays), len an
 //                integer: 'len' elements of '*ptr' ('len' bytes for 'void *')
@@ -96,12 +96,18 @@ static ExprResult buildPointerLengthRange(Sema &S, Expr *Ptr,
                                        LenRes.get());
 }
 
-ExprResult SemaOpenMP::ActOnOpenMPMemoryRange(OpenMPDirectiveKind DKind,
+std::string SemaOpenMP::getOpenMPMemoryRangeListName(OpenMPClauseKind CKind) {
+  if (CKind == llvm::omp::OMPC_nexttouch)
+    return "'#pragma omp nexttouch'";
+  return ("'" + getOpenMPClauseName(CKind) + "' clause").str();
+}
+
+ExprResult SemaOpenMP::ActOnOpenMPMemoryRange(OpenMPClauseKind CKind,
                                               Expr *Item,
                                               SourceLocation ColonLoc,
                                               Expr *Length) {
   Sema &S = SemaRef;
-  StringRef Construct = getOpenMPDirectiveName(DKind);
+  std::string Construct = getOpenMPMemoryRangeListName(CKind);
   if (Length)
     return buildPointerLengthRange(S, Item, ColonLoc, Length, Construct);
 
@@ -149,6 +155,8 @@ OMPClause *SemaOpenMP::ActOnOpenMPMemoryRangeListClause(
   switch (Kind) {
   case llvm::omp::OMPC_nexttouch:
     return ActOnOpenMPNextTouchClause(Items, StartLoc, LParenLoc, EndLoc);
+  case llvm::omp::OMPC_readonly:
+    return ActOnOpenMPReadonlyClause(Items, StartLoc, LParenLoc, EndLoc);
   default:
     llvm_unreachable("clause does not take a list of memory ranges");
   }

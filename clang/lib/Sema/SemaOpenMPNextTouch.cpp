@@ -37,7 +37,7 @@ SemaOpenMP::ActOnOpenMPNextTouchDirective(ArrayRef<OMPClause *> Clauses,
                                           SourceLocation EndLoc) {
   if (!OMPExecutableDirective::getSingleClause<OMPNextTouchClause>(Clauses)) {
     Diag(StartLoc, diag::err_omp_memory_range_list_empty)
-        << getOpenMPDirectiveName(llvm::omp::OMPD_nexttouch);
+        << getOpenMPMemoryRangeListName(llvm::omp::OMPC_nexttouch);
     return StmtError();
   }
   // The ranges are host memory; a target region runs elsewhere.

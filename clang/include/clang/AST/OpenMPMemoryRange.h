@@ -38,6 +38,7 @@ class ArraySectionExpr;
 class ASTContext;
 class Expr;
 struct PrintingPolicy;
+class VarDecl;
 
 /// Builds the array section 'Ptr[:Length]' that the list item 'Ptr : Length'
 /// stands for. \p Ptr is a pointer rvalue and \p Length an integer rvalue
@@ -57,6 +58,21 @@ inline ArraySectionExpr *getOpenMPPointerLengthRange(Expr *E) {
 /// Prints the list item \p E as written: 'ptr : len', a section, an array.
 void printOpenMPMemoryRange(llvm::raw_ostream &OS, const Expr *E,
                             const PrintingPolicy &Policy);
+
+/// Why a list item has no base variable (see getOpenMPMemoryRangeBaseVar).
+enum class OpenMPMemoryRangeBase {
+  Variable,     ///< 'p : len', 'p[lb : len]', 'a[lb : len]', 'a', 'a : len'
+  NotVariable,  ///< 's.p : len', '*pp : len', 'f() : len', 'p + 1 : len', ...
+  Reference,    ///< the variable is a reference
+  ThreadPrivate ///< the variable is threadprivate
+};
+
+/// The variable of pointer or array type that the list item \p E is taken
+/// from ('p' of 'p : len', 'a' of 'a[lb : len]'), or null; \p Why (if
+/// non-null) is set to the reason.
+const VarDecl *
+getOpenMPMemoryRangeBaseVar(const Expr *E,
+                            OpenMPMemoryRangeBase *Why = nullptr);
 
 } // namespace clang
 

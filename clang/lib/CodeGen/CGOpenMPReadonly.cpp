@@ -1,0 +1,228 @@
+//===--- CGOpenMPReadonly.cpp - Emit the 'readonly' clause ----------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Code generation of the extension clause 'readonly(list)' of parallel
+// constructs:
+//
+//   encountering thread, after the clauses' pre-init statements:
+//     kmp_readonly_item_t items[N] = {{base, count, elem_size, "spelling"}..};
+//     data[0] = __kmpc_readonly_begin(loc, gtid, N, items);
+//     data[1 + i] = items[i].base;
+//     fork (the outlined function captures 'data')
+//     __kmpc_readonly_end(loc, gtid, data[0]);
+//
+//   outlined function, before the region's code:
+//     void *ptrs[N];
+//     __kmpc_readonly_ptrs(loc, gtid, data[0], ptrs);
+//     for each item i whose base is a variable v:
+//       delta = ptrs[i] - data[1 + i]  (0, or the offset of this thread's
+//                                       node replica; page-aligned)
+//       an array v:   v designates  (char *)&v + delta
+//       a pointer v:  v designates a copy of v with the value
+//                     (char *)v + delta, in thread-local storage
+//
+// 'data' is the implicit variable 'void *[N + 1]' that Sema declared in the
+// clause's pre-init statement (SemaOpenMPReadonly.cpp); the designated
+// addresses are kept in CodeGenFunction::OMPReadonlyAddrs, which
+// EmitDeclRefLValue looks up, as privatization uses LocalDeclMap. The copies
+// of pointer variables are in a thread-local array of the construct (see
+// emitRedirects).
+//
+// So inside the region (and in the constructs emitted inline in it), every
+// reference to such a variable reads the replica of the executing thread's
+// node, and what the region passes to a function is the replica's address.
+// Not redirected: list items whose base is not a variable (Sema warns),
+// references in a nested outlined region to a global (they read the
+// original: correct, only remote), and a pointer read from memory. A
+// pointer variable of a list item behaves as firstprivate in the region.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CGOpenMPReadonly.h"
+#include "CGOpenMPMemoryRange.h"
+#include "CodeGenFunction.h"
+#include "CodeGenModule.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/OpenMPClause.h"
+#include "clang/AST/OpenMPMemoryRange.h"
+#include "clang/AST/StmtOpenMP.h"
+#include "llvm/Frontend/OpenMP/OMPIRBuilder.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+using namespace CodeGen;
+
+OMPReadonlyRegion::OMPReadonlyRegion(CodeGenFunction &CGF,
+                                     const OMPExecutableDirective &S,
+                                     const RegionCodeGenTy &CodeGen)
+    : Loc(S.getBeginLoc()), CodeGen(CodeGen), Wrapper{this},
+      WrappedCodeGen(Wrapper) {
+  const LangOptions &LO = CGF.getLangOpts();
+  // Replicas are host memory: a device or SIMD-only compilation ignores the
+  // clause.
+  if (LO.OpenMPIsTargetDevice || LO.OpenMPSimd)
+    return;
+  const auto *C = S.getSingleClause<OMPReadonlyClause>();
+  if (C && !C->varlist_empty() && C->getRegionDataDecl())
+    Clause = C;
+}
+
+void OMPReadonlyRegion::WrapperTy::operator()(CodeGenFunction &CGF,
+                                              PrePostActionTy &Action) const {
+  Action.Enter(CGF);
+  Region->emitRedirects(CGF);
+  Region->CodeGen(CGF);
+}
+
+void OMPReadonlyRegion::emitBegin(CodeGenFunction &CGF) {
+  if (!Clause || !CGF.HaveInsertPoint())
+    return;
+  CodeGenModule &CGM = CGF.CGM;
+  CGOpenMPRuntime &RT = CGM.getOpenMPRuntime();
+  CGBuilderTy &B = CGF.Builder;
+  unsigned N = Clause->varlist_size();
+
+  // kmp_readonly_item_t: { void *base; size_t count; size_t elem_size;
+  //                        const char *name; }
+  llvm::StructType *ItemTy = llvm::StructType::get(CGF.VoidPtrTy, CGF.SizeTy,
+                                                   CGF.SizeTy, CGF.VoidPtrTy);
+  Address Items = CGF.CreateTempAlloca(llvm::ArrayType::get(ItemTy, N),
+                                       CGF.getPointerAlign(),
+                                       "omp.readonly.items");
+  Address Data = CGF.GetAddrOfLocalVar(Clause->getRegionDataDecl());
+  PrintingPolicy Policy(CGM.getContext().getPrintingPolicy());
+  for (auto [I, Item] : llvm::enumerate(Clause->varlists())) {
+    OpenMPMemoryRange R = emitOpenMPMemoryRange(CGF, Item);
+    // The item as written, for the runtime's messages.
+    std::string Name;
+    llvm::raw_string_ostream OS(Name);
+    printOpenMPMemoryRange(OS, Item, Policy);
+    OS.flush();
+    Address Elt = B.CreateConstArrayGEP(Items, I);
+    B.CreateStore(R.Base, B.CreateStructGEP(Elt, 0));
+    B.CreateStore(R.Count, B.CreateStructGEP(Elt, 1));
+    B.CreateStore(R.ElemSize, B.CreateStructGEP(Elt, 2));
+    B.CreateStore(CGM.GetAddrOfConstantCString(Name).getPointer(),
+                  B.CreateStructGEP(Elt, 3));
+    // The address the threads' offsets are computed from.
+    B.CreateStore(R.Base, B.CreateConstArrayGEP(Data, I + 1));
+  }
+  llvm::Value *Args[] = {RT.emitUpdateLocation(CGF, Loc),
+                         RT.getThreadID(CGF, Loc),
+                         llvm::ConstantInt::get(CGM.Int32Ty, N),
+                         B.CreateConstArrayGEP(Items, 0).emitRawPointer(CGF)};
+  Handle = CGF.EmitRuntimeCall(
+      RT.getOMPBuilder().getOrCreateRuntimeFunction(
+          CGM.getModule(), llvm::omp::OMPRTL___kmpc_readonly_begin),
+      Args, "omp.readonly.handle");
+  B.CreateStore(Handle, B.CreateConstArrayGEP(Data, 0));
+}
+
+void OMPReadonlyRegion::emitEnd(CodeGenFunction &CGF) {
+  if (!Handle || !CGF.HaveInsertPoint())
+    return;
+  CodeGenModule &CGM = CGF.CGM;
+  CGOpenMPRuntime &RT = CGM.getOpenMPRuntime();
+  llvm::Value *Args[] = {RT.emitUpdateLocation(CGF, Loc),
+                         RT.getThreadID(CGF, Loc), Handle};
+  CGF.EmitRuntimeCall(RT.getOMPBuilder().getOrCreateRuntimeFunction(
+                          CGM.getModule(), llvm::omp::OMPRTL___kmpc_readonly_end),
+                      Args);
+}
+
+void OMPReadonlyRegion::emitRedirects(CodeGenFunction &CGF) const {
+  const VarDecl *DataVD = Clause->getRegionDataDecl();
+  // The region captures its data (SemaOpenMP::ActOnOpenMPRegionEnd).
+  if (!CGF.HaveInsertPoint() || !CGF.CapturedStmtInfo ||
+      !CGF.CapturedStmtInfo->lookup(DataVD))
+    return;
+  CodeGenModule &CGM = CGF.CGM;
+  ASTContext &Ctx = CGM.getContext();
+  CGOpenMPRuntime &RT = CGM.getOpenMPRuntime();
+  CGBuilderTy &B = CGF.Builder;
+  unsigned N = Clause->varlist_size();
+
+  DeclRefExpr DataRef(Ctx, const_cast<VarDecl *>(DataVD),
+                      /*RefersToEnclosingVariableOrCapture=*/true,
+                      DataVD->getType(), VK_LValue, Loc);
+  Address Data = CGF.EmitLValue(&DataRef).getAddress();
+  Address Ptrs = CGF.CreateTempAlloca(
+      llvm::ArrayType::get(CGF.VoidPtrTy, N), CGF.getPointerAlign(),
+      "omp.readonly.ptrs");
+  llvm::Value *Args[] = {
+      RT.emitUpdateLocation(CGF, Loc), RT.getThreadID(CGF, Loc),
+      B.CreateLoad(B.CreateConstArrayGEP(Data, 0), "omp.readonly.handle"),
+      B.CreateConstArrayGEP(Ptrs, 0).emitRawPointer(CGF)};
+  CGF.EmitRuntimeCall(RT.getOMPBuilder().getOrCreateRuntimeFunction(
+                          CGM.getModule(), llvm::omp::OMPRTL___kmpc_readonly_ptrs),
+                      Args);
+
+  // The copies of the pointer variables live in thread-local storage of this
+  // construct, not in the outlined function's frame: a task of the region
+  // that shares such a variable may run after the outlined function returned
+  // (at the join barrier), and reads the copy through its address.
+  unsigned NumPointers = 0;
+  for (const Expr *Item : Clause->varlists())
+    if (const VarDecl *VD = getOpenMPMemoryRangeBaseVar(Item))
+      NumPointers += !VD->getType()->isArrayType();
+  Address Copies = Address::invalid();
+  if (NumPointers) {
+    auto *CopiesTy = llvm::ArrayType::get(CGF.VoidPtrTy, NumPointers);
+    auto *GV = new llvm::GlobalVariable(
+        CGM.getModule(), CopiesTy, /*isConstant=*/false,
+        llvm::GlobalValue::InternalLinkage,
+        llvm::Constant::getNullValue(CopiesTy), ".omp.readonly.copies",
+        /*InsertBefore=*/nullptr, llvm::GlobalValue::GeneralDynamicTLSModel);
+    GV->setAlignment(CGF.getPointerAlign().getAsAlign());
+    Copies = Address(B.CreateThreadLocalAddress(GV), CopiesTy,
+                     CGF.getPointerAlign());
+  }
+  unsigned Pointer = 0;
+  for (auto [I, Item] : llvm::enumerate(Clause->varlists())) {
+    const VarDecl *VD = getOpenMPMemoryRangeBaseVar(Item);
+    if (!VD)
+      continue;
+    // Counted whether or not the region uses it, as above.
+    unsigned Slot = VD->getType()->isArrayType() ? 0 : Pointer++;
+    VD = VD->getCanonicalDecl();
+    // A local variable that the region does not use is not captured.
+    bool Local = VD->hasLocalStorage();
+    if (Local && !CGF.CapturedStmtInfo->lookup(VD))
+      continue;
+    DeclRefExpr Ref(Ctx, const_cast<VarDecl *>(VD),
+                    /*RefersToEnclosingVariableOrCapture=*/Local,
+                    VD->getType(), VK_LValue, Loc);
+    LValue LV = CGF.EmitLValue(&Ref);
+    llvm::Value *Orig =
+        B.CreateLoad(B.CreateConstArrayGEP(Data, I + 1), "omp.readonly.orig");
+    llvm::Value *Mine =
+        B.CreateLoad(B.CreateConstArrayGEP(Ptrs, I), "omp.readonly.ptr");
+    llvm::Value *Delta =
+        B.CreateSub(B.CreatePtrToInt(Mine, CGF.IntPtrTy),
+                    B.CreatePtrToInt(Orig, CGF.IntPtrTy), "omp.readonly.delta");
+    Address Redirected = Address::invalid();
+    if (VD->getType()->isArrayType()) {
+      Address A = LV.getAddress();
+      // Not inbounds: the replica is another object.
+      llvm::Value *P = B.CreateGEP(CGF.Int8Ty, A.emitRawPointer(CGF), Delta,
+                                   VD->getName() + ".readonly");
+      Redirected = Address(P, A.getElementType(), A.getAlignment());
+    } else {
+      llvm::Value *P = CGF.EmitLoadOfScalar(LV, Loc);
+      llvm::Value *Mapped =
+          B.CreateGEP(CGF.Int8Ty, P, Delta, VD->getName() + ".readonly");
+      Redirected = B.CreateConstArrayGEP(Copies, Slot).withElementType(
+          CGF.ConvertTypeForMem(VD->getType()));
+      CGF.EmitStoreOfScalar(Mapped, CGF.MakeAddrLValue(Redirected,
+                                                       VD->getType()),
+                            /*isInit=*/true);
+    }
+    CGF.setOMPReadonlyAddr(VD, Redirected);
+  }
+}

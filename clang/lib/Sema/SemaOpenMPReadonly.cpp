@@ -1,0 +1,152 @@
+//===--- SemaOpenMPReadonly.cpp - The 'readonly' clause -------------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Semantic analysis of the extension clause 'readonly(list)' of 'parallel'
+// and of the constructs that begin with 'parallel' (OMP.td says which). Its
+// list items are checked as they are parsed (or instantiated) by
+// SemaOpenMP::ActOnOpenMPMemoryRange, see SemaOpenMPMemoryRange.cpp. Here:
+//
+// - the clause is host-only, like '#pragma omp nexttouch';
+// - each list item whose base is a variable ('p : len', 'a[lb : len]', 'a')
+//   is read, inside the region, from the replica of the executing thread's
+//   node: code generation redirects that variable, so a variable may be the
+//   base of one list item only, and may not also be privatized by the
+//   construct ('private', 'firstprivate', 'lastprivate', 'reduction',
+//   'linear', 'copyin'), since the region would then not read the listed
+//   memory through it;
+// - a list item of another form is write-protected but read from the
+//   original, which a warning says;
+// - the clause's pre-init statement declares the region's data, an implicit
+//   'void *[N + 1]' of the encountering thread that the parallel region
+//   captures (SemaOpenMP::ActOnOpenMPRegionEnd captures the pre-init
+//   declarations of the clauses of a capturing construct).
+//
+//===----------------------------------------------------------------------===//
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/OpenMPClause.h"
+#include "clang/AST/OpenMPMemoryRange.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/DiagnosticSema.h"
+#include "clang/Basic/OpenMPKinds.h"
+#include "clang/Sema/Sema.h"
+#include "clang/Sema/SemaOpenMP.h"
+#include "llvm/ADT/DenseMap.h"
+
+using namespace clang;
+
+OMPClause *SemaOpenMP::ActOnOpenMPReadonlyClause(ArrayRef<Expr *> Items,
+                                                 SourceLocation StartLoc,
+                                                 SourceLocation LParenLoc,
+                                                 SourceLocation EndLoc) {
+  ASTContext &Ctx = getASTContext();
+  // The listed memory is host memory; a target region runs elsewhere.
+  if (isInOpenMPTargetExecutionDirective()) {
+    Diag(StartLoc, diag::err_omp_readonly_in_target);
+    return nullptr;
+  }
+
+  bool Dependent = SemaRef.CurContext->isDependentContext();
+  llvm::SmallDenseMap<const VarDecl *, const Expr *, 8> Bases;
+  for (const Expr *Item : Items) {
+    if (Item->isTypeDependent())
+      continue;
+    OpenMPMemoryRangeBase Why;
+    const VarDecl *VD = getOpenMPMemoryRangeBaseVar(Item, &Why);
+    if (!VD) {
+      // Said once, when the template is instantiated.
+      if (!Dependent)
+        Diag(Item->getExprLoc(), diag::warn_omp_readonly_not_redirected)
+            << (Why == OpenMPMemoryRangeBase::Reference       ? 1
+                : Why == OpenMPMemoryRangeBase::ThreadPrivate ? 2
+                                                              : 0)
+            << Item->getSourceRange();
+      continue;
+    }
+    auto [It, New] = Bases.try_emplace(VD->getCanonicalDecl(), Item);
+    // Said once, when the template is instantiated.
+    if (!New && !Dependent) {
+      Diag(Item->getExprLoc(), diag::err_omp_readonly_same_base)
+          << VD << Item->getSourceRange();
+      Diag(It->second->getExprLoc(), diag::note_omp_readonly_item)
+          << It->second->getSourceRange();
+    }
+  }
+
+  // The region's data: the runtime's handle, then the address of each item.
+  // SIMD-only and device compilations ignore the clause (the memory is the
+  // host's, read by host threads).
+  Stmt *PreInit = nullptr;
+  const LangOptions &LO = getLangOpts();
+  if (!Dependent && !Items.empty() && !LO.OpenMPSimd &&
+      !LO.OpenMPIsTargetDevice) {
+    QualType Ty = Ctx.getConstantArrayType(
+        Ctx.VoidPtrTy,
+        llvm::APInt(Ctx.getTypeSize(Ctx.getSizeType()), Items.size() + 1),
+        /*SizeExpr=*/nullptr, ArraySizeModifier::Normal,
+        /*IndexTypeQuals=*/0);
+    auto *VD = VarDecl::Create(Ctx, SemaRef.CurContext, StartLoc, StartLoc,
+                               &Ctx.Idents.get(".omp.readonly.data"), Ty,
+                               Ctx.getTrivialTypeSourceInfo(Ty, StartLoc),
+                               SC_None);
+    VD->setImplicit();
+    PreInit = new (Ctx) DeclStmt(DeclGroupRef(VD), StartLoc, EndLoc);
+  }
+  return OMPReadonlyClause::Create(Ctx, StartLoc, LParenLoc, EndLoc, Items,
+                                   PreInit);
+}
+
+bool SemaOpenMP::checkOpenMPReadonlyClause(ArrayRef<OMPClause *> Clauses) {
+  // Checked once, when the template is instantiated.
+  if (SemaRef.CurContext->isDependentContext())
+    return false;
+  llvm::SmallDenseMap<const VarDecl *, const Expr *, 8> Bases;
+  for (const OMPClause *C : Clauses)
+    if (const auto *RO = dyn_cast_or_null<OMPReadonlyClause>(C))
+      for (const Expr *Item : RO->varlists())
+        if (const VarDecl *VD = getOpenMPMemoryRangeBaseVar(Item))
+          Bases.try_emplace(VD->getCanonicalDecl(), Item);
+  if (Bases.empty())
+    return false;
+
+  bool Error = false;
+  for (const OMPClause *C : Clauses) {
+    if (!C)
+      continue;
+    switch (C->getClauseKind()) {
+    case llvm::omp::OMPC_private:
+    case llvm::omp::OMPC_firstprivate:
+    case llvm::omp::OMPC_lastprivate:
+    case llvm::omp::OMPC_reduction:
+    case llvm::omp::OMPC_linear:
+    case llvm::omp::OMPC_copyin:
+      break;
+    default:
+      continue;
+    }
+    for (const Stmt *Child : C->children()) {
+      const auto *E = dyn_cast_or_null<Expr>(Child);
+      const auto *DRE =
+          E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
+      const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+      if (!VD)
+        continue;
+      auto It = Bases.find(VD->getCanonicalDecl());
+      if (It == Bases.end())
+        continue;
+      Diag(E->getExprLoc(), diag::err_omp_readonly_conflict)
+          << VD << getOpenMPClauseName(C->getClauseKind())
+          << E->getSourceRange();
+      Diag(It->second->getExprLoc(), diag::note_omp_readonly_item)
+          << It->second->getSourceRange();
+      Error = true;
+    }
+  }
+  return Error;
+}
