@@ -108,15 +108,15 @@ toolchain: clang
 	ln -sfn clang/bin $(B)/bin
 	@echo "toolchain: $(B)/bin/clang ($$($(B)/bin/clang --version | head -1))"
 
-# The project's tests: clang/test/OpenMP/nexttouch* and
+# The project's tests: clang/test/OpenMP/{nexttouch,readonly}* and
 # openmp/runtime/test/nexttouch/ (with the NUMA guest tests), in one lit run.
 check: toolchain
 	NEXTTOUCH_REQUIRE_GUEST=1 bash scripts/run-lit.sh $(LIT_OPTS) --show-pass -j$(LIT_JOBS) \
 	  $(CLANG_BUILD)/test/OpenMP $(OMP_BUILD)/runtime/test/nexttouch \
-	  --filter 'nexttouch'
+	  --filter 'nexttouch|readonly'
 
 check-clang:
-	bash scripts/run-lit.sh $(LIT_OPTS) -j$(LIT_JOBS) $(CLANG_BUILD)/test/OpenMP --filter 'nexttouch'
+	bash scripts/run-lit.sh $(LIT_OPTS) -j$(LIT_JOBS) $(CLANG_BUILD)/test/OpenMP --filter 'nexttouch|readonly'
 
 check-runtime:
 	bash scripts/run-lit.sh $(LIT_OPTS) -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test/nexttouch
