@@ -48,7 +48,8 @@
 //              ro_bytes_first= ro_replicas_reused= ro_refreshes=
 //              ro_serial_writes= ro_write_traps= ro_fallback_one_node=
 //              ro_fallback_budget= ro_fallback_unreplicable= ro_replica_ns=
-//              ro_ns_first= ro_us_per_page= ro_ms_per_mib= replica_bytes=
+//              ro_ns_first= ro_us_per_page= ro_ms_per_mib=
+//              floor_alloc_us_per_page= floor_copy_us_per_page= replica_bytes=
 //              nt_pages_armed= nt_pages_migrated= nt_pages_already_local=
 //              nt_faults= err= bound= resid= checksum= result=VERIFIED|FAILED
 //
@@ -64,8 +65,12 @@
 // *_first: after the first iteration. ro_us_per_page / ro_ms_per_mib: time
 // the runtime spent making the replicas (summed over the nodes, each copying
 // into its own memory) per 4 KiB page / per MiB copied, first iteration.
-// replica_bytes: bytes the replicas hold (readonly_replicas x the item's
-// pages). rss_delta: resident memory after the solver minus before it.
+// floor_*: the same work done plainly by the master thread after the solver
+// (readonly variant only): a fresh mapping of up to 64 MiB populated with
+// MADV_POPULATE_WRITE, then memcpy from A, per 4 KiB page; what a replica
+// costs at least on this machine. replica_bytes: bytes the replicas hold
+// (readonly_replicas x the item's pages). rss_delta: resident memory after the
+// solver minus before it.
 //
 // usage: jacobi_dense --variant seq|nexttouch|readonly|ideal [n (default
 //        8192)] [iterations (default 10)]
@@ -79,6 +84,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -145,8 +151,7 @@ static long rss_bytes(void) {
 
 // Bytes of [p, p + len) on pages of node `node` (move_pages status); adds
 // the pages per node to per_node (index MAX_NODES: not placed).
-static size_t local_bytes(const void *p, size_t len, int node,
-                          long *per_node) {
+static size_t local_bytes(const void *p, size_t len, int node, long *per_node) {
   if (!len)
     return 0;
   uintptr_t s = (uintptr_t)p, e = s + len, pg = (uintptr_t)pagesize;
@@ -175,6 +180,37 @@ static size_t local_bytes(const void *p, size_t len, int node,
   return local;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 // Linux 5.14
+#endif
+
+// The floor for a replica's cost, in this process on the calling thread's
+// node: allocate a fresh private mapping of up to 64 MiB
+// (MADV_POPULATE_WRITE, as the runtime does), copy that much of src into it,
+// free it. Sets the microseconds per 4 KiB page for the allocation and for
+// the copy.
+static void copy_floor(const void *src, size_t bytes, double *alloc_us,
+                       double *copy_us) {
+  size_t len = bytes < ((size_t)64 << 20) ? bytes : ((size_t)64 << 20);
+  len &= ~(size_t)(pagesize - 1);
+  *alloc_us = *copy_us = -1;
+  if (!len)
+    return;
+  double t0 = omp_get_wtime();
+  char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                 -1, 0);
+  if (m == MAP_FAILED)
+    return;
+  if (madvise(m, len, MADV_POPULATE_WRITE) != 0)
+    memset(m, 0, len);
+  double t1 = omp_get_wtime();
+  memcpy(m, src, len);
+  double t2 = omp_get_wtime();
+  munmap(m, len);
+  *alloc_us = (t1 - t0) * 1e6 / (len / 4096.0);
+  *copy_us = (t2 - t1) * 1e6 / (len / 4096.0);
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
@@ -198,9 +234,8 @@ static void record_row(const double *arow, const double *bi, long i) {
 // |xnew_i - x_i|.
 static inline double jacobi_row(const double *restrict a,
                                 const double *restrict bb,
-                                const double *restrict x,
-                                double *restrict xnew, long n, long i,
-                                int rec) {
+                                const double *restrict x, double *restrict xnew,
+                                long n, long i, int rec) {
   const double *row = a + i * n;
   double s = 0;
   for (long j = 0; j < n; j++)
@@ -227,8 +262,9 @@ int main(int argc, char **argv) {
   }
   argc = k;
   if (variant < 0) {
-    fprintf(stderr, "usage: %s --variant seq|nexttouch|readonly|ideal [n] "
-                    "[iterations]\n",
+    fprintf(stderr,
+            "usage: %s --variant seq|nexttouch|readonly|ideal [n] "
+            "[iterations]\n",
             argv[0]);
     return 2;
   }
@@ -311,7 +347,7 @@ int main(int argc, char **argv) {
 #ifdef USE_READONLY_CLAUSE
       // Inside the region, A[...] and b[...] are the executing thread's
       // node's replica.
-#pragma omp parallel for schedule(static) readonly(A[0 : n * n], b[0 : n])    \
+#pragma omp parallel for schedule(static) readonly(A[0 : n * n], b[0 : n])     \
     reduction(max : diff)
       for (long i = 0; i < n; i++) {
         double s = 0;
@@ -331,8 +367,7 @@ int main(int argc, char **argv) {
       kmp_readonly_t h;
       int rc = kmp_readonly_begin(2, items, lens, names, &h);
       if (rc)
-        fprintf(stderr, "jacobi_dense: kmp_readonly_begin: %s\n",
-                strerror(rc));
+        fprintf(stderr, "jacobi_dense: kmp_readonly_begin: %s\n", strerror(rc));
 #pragma omp parallel
       {
         // Once per thread and region: this thread's node's copies.
@@ -396,6 +431,10 @@ int main(int argc, char **argv) {
     printf("\n");
   }
 
+  double floor_alloc = -1, floor_copy = -1;
+  if (variant == V_READONLY)
+    copy_floor(A, a_bytes, &floor_alloc, &floor_copy);
+
   // Verification (serial, after the measurements).
   double q = 0, xmax = 0, err = 0, resid = 0, bmax = 0, checksum = 0;
   for (long i = 0; i < n; i++) {
@@ -428,8 +467,8 @@ int main(int argc, char **argv) {
     printf("RO_ITER variant=%s it=%d ms=%.3f\n", vname, it, iter_ms[it]);
   qsort(iter_ms + 1, iters - 1, sizeof *iter_ms, cmp_double);
   int m = iters - 1; // iterations 1 .. iters-1, sorted
-  double steady = m % 2 ? iter_ms[1 + m / 2]
-                        : (iter_ms[m / 2] + iter_ms[m / 2 + 1]) / 2;
+  double steady =
+      m % 2 ? iter_ms[1 + m / 2] : (iter_ms[m / 2] + iter_ms[m / 2 + 1]) / 2;
   uintptr_t pg = (uintptr_t)pagesize;
   uint64_t item_pages =
       ((uintptr_t)A + a_bytes + pg - 1) / pg - (uintptr_t)A / pg +
@@ -468,12 +507,17 @@ int main(int argc, char **argv) {
            c1.readonly_replica_ns / 1e6 / first_mib);
   else
     printf(" ro_us_per_page=- ro_ms_per_mib=-");
+  if (floor_alloc >= 0)
+    printf(" floor_alloc_us_per_page=%.3f floor_copy_us_per_page=%.3f",
+           floor_alloc, floor_copy);
+  else
+    printf(" floor_alloc_us_per_page=- floor_copy_us_per_page=-");
   printf(" replica_bytes=%llu nt_pages_armed=%llu nt_pages_migrated=%llu "
          "nt_pages_already_local=%llu nt_faults=%llu",
          U(replica_bytes), U(c2.pages_armed), U(c2.pages_migrated),
          U(c2.pages_already_local), U(c2.faults));
-  printf(" q=%.4f err=%.3e bound=%.3e resid=%.3e checksum=%.17g result=%s\n",
-         q, err, bound, resid / bmax, checksum, ok ? "VERIFIED" : "FAILED");
+  printf(" q=%.4f err=%.3e bound=%.3e resid=%.3e checksum=%.17g result=%s\n", q,
+         err, bound, resid / bmax, checksum, ok ? "VERIFIED" : "FAILED");
   fflush(stdout);
   return ok ? 0 : 1;
 }

@@ -2,13 +2,17 @@
 # The readonly benchmark (bench/apps/jacobi_dense.c, after Lankes et al.,
 # ROSS'12): builds it with build/bin/clang, runs the four variants (seq,
 # nexttouch, readonly, ideal) REPS times each, interleaved, in ONE 4-node
-# numa-vm guest and in ONE 2-node guest, and the readonly variant natively on
-# the host (one node, KMP_READONLY_FORCE=true: the cost of making a replica
-# in real time); then writes a CSV and prints a table (medians over the
-# repetitions, times as ratios to ideal initialisation in the same boot).
+# numa-vm guest and in ONE 2-node guest, and readonly and ideal natively on
+# the host (one node, KMP_READONLY_FORCE=true: what making a replica and a
+# region with readonly items cost in real time); then writes a CSV and
+# prints a table (medians over the repetitions, times as ratios to ideal
+# initialisation in the same boot).
 #
 #   bench/apps/readonly.sh                  everything (make bench-readonly)
 #   NODES=4 REPS=3 N=4096 ITERS=6 bench/apps/readonly.sh
+#                                           N: rows of A (default 8192: A
+#                                           is 512 MiB, half a guest node);
+#                                           ITERS: iterations (default 10)
 #   HOST=0 bench/apps/readonly.sh           no native run
 #   LIBOMP_DIR=dir bench/apps/readonly.sh   link and run against the
 #                                           libomp.so in dir (a copy of it)
@@ -99,7 +103,7 @@ if [ "$host" = 1 ]; then
     echo "RO_BENCH where=host nodes=1 cpus=$(nproc) $ident" \
       "date=$(date -u +%Y-%m-%dT%H:%M:%SZ) load=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' /)" \
       "kernel=$(uname -r)"
-    variants=readonly KMP_READONLY_FORCE=true sh -c "$(variants=readonly runs 2)"
+    KMP_READONLY_FORCE=true sh -c "$(variants="readonly ideal" runs 2)"
   } >"$log" 2>&1
 fi
 for nodes in $nodes_list; do
@@ -135,7 +139,8 @@ cols = ['where', 'nodes', 'threads', 'variant', 'rep', 'n', 'iters',
         'ro_replicas_reused', 'ro_refreshes', 'ro_serial_writes',
         'ro_write_traps', 'ro_fallback_one_node', 'ro_fallback_budget',
         'ro_fallback_unreplicable', 'ro_replica_ns', 'ro_ns_first',
-        'ro_us_per_page', 'ro_ms_per_mib', 'nt_pages_armed',
+        'ro_us_per_page', 'ro_ms_per_mib', 'floor_alloc_us_per_page',
+        'floor_copy_us_per_page', 'nt_pages_armed',
         'nt_pages_migrated', 'nt_faults', 'err', 'bound', 'resid',
         'checksum', 'result', 'rc']
 rows, ok, heads = [], True, []
@@ -175,19 +180,24 @@ def med(rs, k):
     v = [float(r[k]) for r in rs if r.get(k, '-') not in ('-', '')]
     return st.median(v) if v else None
 lines = []
-fmt = ('| {:5} | {:6} | {:9} | {:>4} | {:>9} | {:>9} | {:>10} | {:>10} | '
-       '{:>7} | {:>9} | {:>10} | {:>9} | {:>8} | {:>6} | {:>6} | {:>8} |')
-lines.append(fmt.format('where', 'nodes', 'variant', 'runs', 'steady ms',
-                        'mean ms', 'steady/ide', 'mean/ideal', '%local',
-                        'first-st', 'replicaMiB', 'us/page', 'ms/MiB',
-                        'reused', 'refrsh', 'result'))
-lines.append(fmt.format(*(['-' * w for w in
-             (5, 6, 9, 4, 9, 9, 10, 10, 7, 9, 10, 9, 8, 6, 6, 8)])))
+# setup: (first iteration - steady iteration) / ideal's steady iteration:
+# what the migration or the replication cost, in iterations of the solver.
+hdr = [('where', 5), ('nodes', 5), ('variant', 9), ('runs', 4),
+       ('steady ms', 9), ('mean ms', 9), ('steady/ideal', 12),
+       ('mean/ideal', 10), ('setup iters', 11), ('% local', 7),
+       ('replicas MiB', 12), ('us/page', 7), ('ms/MiB', 6),
+       ('floor us/page', 13), ('reused', 6), ('refresh', 7),
+       ('result', 8)]
+fmt = '| ' + ' | '.join('{:%s%d}' % ('<' if i < 3 else '>', w)
+                        for i, (_, w) in enumerate(hdr)) + ' |'
+lines.append(fmt.format(*[h for h, _ in hdr]))
+lines.append(fmt.format(*['-' * w for _, w in hdr]))
 keys = []
 for r in rows:
     k = (r['where'], r['nodes'], r['variant'])
     if k not in keys:
         keys.append(k)
+f = lambda v, p: '-' if v is None else f'{v:.{p}f}'
 for k in keys:
     rs = [r for r in rows if (r['where'], r['nodes'], r['variant']) == k]
     ideal = [r for r in rows if (r['where'], r['nodes']) == k[:2]
@@ -197,15 +207,19 @@ for k in keys:
     fe = med([dict(x=float(r['first_ms']) - float(r['steady_ms']))
               for r in rs], 'x')
     rb = med(rs, 'replica_bytes')
-    up, mm = med(rs, 'ro_us_per_page'), med(rs, 'ro_ms_per_mib')
+    fl = med([dict(x=float(r['floor_alloc_us_per_page']) +
+                   float(r['floor_copy_us_per_page'])) for r in rs
+              if r.get('floor_alloc_us_per_page', '-') != '-'], 'x')
     lr = med(rs, 'local_reads')
-    f = lambda v, p: '-' if v is None else f'{v:.{p}f}'
     lines.append(fmt.format(
         k[0], k[1], k[2], len(rs), f(s, 1), f(m, 1),
         f(s / si, 3) if s and si else '-', f(m / mi, 3) if m and mi else '-',
-        f(100 * lr, 2) if lr is not None else '-', f(fe, 1),
-        f(rb / 2**20, 1) if rb else '-', f(up, 2), f(mm, 2),
-        f(med(rs, 'ro_replicas_reused'), 0), f(med(rs, 'ro_refreshes'), 0),
+        f(fe / si, 2) if si and k[2] != 'ideal' else '-',
+        f(100 * lr, 2) if lr is not None else '-',
+        f(rb / 2**20, 1) if rb else '-', f(med(rs, 'ro_us_per_page'), 2),
+        f(med(rs, 'ro_ms_per_mib'), 2), f(fl, 2),
+        f(med(rs, 'ro_replicas_reused'), 0) if rb else '-',
+        f(med(rs, 'ro_refreshes'), 0) if rb else '-',
         'VERIFIED' if all(r['result'] == 'VERIFIED' for r in rs)
         else 'FAILED'))
     if any(r['result'] != 'VERIFIED' for r in rs):
