@@ -172,7 +172,7 @@ for log in logs:
 with open(f'{out}/readonly.csv', 'w', newline='') as f:
     for h in heads:
         f.write('# ' + h + '\n')
-    w = csv.writer(f)
+    w = csv.writer(f, lineterminator='\n')
     w.writerow(cols)
     for r in rows:
         w.writerow([r.get(c, '-') for c in cols])
