@@ -178,6 +178,15 @@ bench-apps: toolchain
 bench-accuracy: toolchain
 	bash bench/apps/accuracy.sh
 
+# readonly(list) after Lankes et al. (ROSS'12) (docs/Benchmarks.rst): a dense
+# Jacobi solver with sequential init, nexttouch, readonly replicas and ideal
+# init, in one 4-node and one 2-node guest, plus the replication cost on the
+# host; CSV and table in build/bench-apps/readonly/; fails if a run fails its
+# verification.
+.PHONY: bench-readonly
+bench-readonly: toolchain
+	bash bench/apps/readonly.sh
+
 patches:
 	@bash scripts/patches.sh regen
 
