@@ -17,10 +17,10 @@
 #   LIBOMP_DIR=dir bench/apps/readonly.sh   link and run against the
 #                                           libomp.so in dir (a copy of it)
 #   CC_NT=/path/to/clang                    another compiler
-#   CLAUSE=1 bench/apps/readonly.sh         build the readonly variant with
-#                                           the readonly(list) clause
-#                                           (-DUSE_READONLY_CLAUSE; needs a
-#                                           clang that has it)
+#   CLAUSE=0 bench/apps/readonly.sh         build the readonly variant with
+#                                           the kmp_readonly_* API instead of
+#                                           the readonly(list) clause (the
+#                                           default, -DUSE_READONLY_CLAUSE)
 #   OUT=dir bench/apps/readonly.sh          where logs, CSV and table go
 #                                           (default build/bench-apps/readonly)
 #
@@ -62,7 +62,7 @@ cp "$src_lib" "$libdir/libomp.so" ||
 cflags=(-fopenmp -O2 -Wall -Wextra)
 # A clang without the clause ignores it with -Wextra-tokens: make that an
 # error.
-[ "${CLAUSE:-0}" = 1 ] && cflags+=(-DUSE_READONLY_CLAUSE -Werror=extra-tokens)
+[ "${CLAUSE:-1}" = 1 ] && cflags+=(-DUSE_READONLY_CLAUSE -Werror=extra-tokens)
 "$cc" "${cflags[@]}" "$top/bench/apps/jacobi_dense.c" -L"$libdir" \
   -Wl,-rpath,"$libdir" -lnuma -lm -o "$out/jacobi_dense" ||
   { echo "readonly.sh: building jacobi_dense failed" >&2; exit 2; }
@@ -77,7 +77,7 @@ if git -C "$top" status --porcelain -- openmp clang llvm patches bench/apps \
 ident+=" libomp=$src_lib libomp_sha1=$(sha1sum "$libdir/libomp.so" | cut -c1-12)"
 ident+=" libomp_mtime=$(date -u -r "$src_lib" +%Y-%m-%dT%H:%M:%SZ)"
 ident+=" cc=$("$cc" --version | head -1 | tr ' ' _) n=$n iters=$iters reps=$reps"
-ident+=" mem_per_node_mib=$mem budget=$budget clause=${CLAUSE:-0}"
+ident+=" mem_per_node_mib=$mem budget=$budget clause=${CLAUSE:-1}"
 
 # The commands of one run: every variant once, REPS times over.
 runs() { # threads

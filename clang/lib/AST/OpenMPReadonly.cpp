@@ -7,11 +7,18 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements OMPReadonlyClause, the AST node of the extension clause
-// 'readonly(list)' of parallel constructs.
+// 'readonly(list)' of parallel constructs, and what its list items are taken
+// from (clang/AST/OpenMPReadonly.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "clang/AST/OpenMPReadonly.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ExprOpenMP.h"
 #include "clang/AST/OpenMPClause.h"
 #include "clang/AST/Stmt.h"
 
@@ -43,4 +50,54 @@ VarDecl *OMPReadonlyClause::getRegionDataDecl() const {
   if (!DS || !DS->isSingleDecl())
     return nullptr;
   return dyn_cast<VarDecl>(const_cast<Decl *>(DS->getSingleDecl()));
+}
+
+bool OpenMPReadonlyBase::isArray() const {
+  return Field ? Field->getType()->isArrayType()
+               : Var && Var->getType()->isArrayType();
+}
+
+OpenMPReadonlyBase clang::getOpenMPReadonlyBase(const Expr *E,
+                                                OpenMPMemoryRangeBase *Why) {
+  OpenMPMemoryRangeBase Dummy;
+  if (!Why)
+    Why = &Dummy;
+  OpenMPReadonlyBase B;
+  if (const VarDecl *VD = getOpenMPMemoryRangeBaseVar(E, Why)) {
+    B.Var = VD->getCanonicalDecl();
+    return B;
+  }
+  if (*Why != OpenMPMemoryRangeBase::NotVariable)
+    return B;
+  // A member: 's.a', 'this->a'.
+  const Expr *Base = E->IgnoreParenImpCasts();
+  if (const auto *Section = dyn_cast<ArraySectionExpr>(Base))
+    Base = Section->getBase()->IgnoreParenImpCasts();
+  const auto *ME = dyn_cast<MemberExpr>(Base);
+  if (!ME)
+    return B;
+  const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
+  if (!FD || FD->isBitField() ||
+      (!FD->getType()->isPointerType() && !FD->getType()->isArrayType()))
+    return B;
+  // No conversion to a base class between the object and the member.
+  const Expr *Obj = ME->getBase()->IgnoreParens();
+  if (isa<CXXThisExpr>(Obj) && ME->isArrow()) {
+    B.This = true;
+  } else if (const auto *DRE = dyn_cast<DeclRefExpr>(Obj);
+             DRE && !ME->isArrow()) {
+    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!VD || !VD->getType()->isRecordType())
+      return B;
+    if (VD->hasAttr<OMPThreadPrivateDeclAttr>()) {
+      *Why = OpenMPMemoryRangeBase::ThreadPrivate;
+      return B;
+    }
+    B.Var = VD->getCanonicalDecl();
+  } else {
+    return B;
+  }
+  B.Field = FD->getCanonicalDecl();
+  *Why = OpenMPMemoryRangeBase::Variable;
+  return B;
 }

@@ -50,13 +50,48 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/OpenMPClause.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/OpenMPMemoryRange.h"
+#include "clang/AST/OpenMPReadonly.h"
 #include "clang/AST/StmtOpenMP.h"
 #include "llvm/Frontend/OpenMP/OMPIRBuilder.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
 using namespace CodeGen;
+
+namespace {
+/// What the members of list items designate in the outlined functions being
+/// generated, by function (see emitOpenMPReadonlyMemberLValue); entries are
+/// removed when the region's code has been emitted.
+struct MemberKey {
+  const CodeGenFunction *CGF;
+  const VarDecl *Var; // null: 'this'
+  const FieldDecl *Field;
+  bool operator==(const MemberKey &O) const {
+    return CGF == O.CGF && Var == O.Var && Field == O.Field;
+  }
+};
+} // namespace
+
+namespace llvm {
+template <> struct DenseMapInfo<MemberKey> {
+  using Tuple = std::tuple<const void *, const void *, const void *>;
+  static MemberKey getEmptyKey() {
+    return {DenseMapInfo<const CodeGenFunction *>::getEmptyKey(), nullptr,
+            nullptr};
+  }
+  static MemberKey getTombstoneKey() {
+    return {DenseMapInfo<const CodeGenFunction *>::getTombstoneKey(), nullptr,
+            nullptr};
+  }
+  static unsigned getHashValue(const MemberKey &K) {
+    return DenseMapInfo<Tuple>::getHashValue(Tuple(K.CGF, K.Var, K.Field));
+  }
+  static bool isEqual(const MemberKey &A, const MemberKey &B) { return A == B; }
+};
+} // namespace llvm
+static llvm::DenseMap<MemberKey, Address> MemberRedirects;
 
 OMPReadonlyRegion::OMPReadonlyRegion(CodeGenFunction &CGF,
                                      const OMPExecutableDirective &S,
@@ -78,6 +113,12 @@ void OMPReadonlyRegion::WrapperTy::operator()(CodeGenFunction &CGF,
   Action.Enter(CGF);
   Region->emitRedirects(CGF);
   Region->CodeGen(CGF);
+  // The function's code is complete: forget what its members designated.
+  for (auto It = MemberRedirects.begin(); It != MemberRedirects.end();) {
+    auto Cur = It++;
+    if (Cur->first.CGF == &CGF)
+      MemberRedirects.erase(Cur);
+  }
 }
 
 void OMPReadonlyRegion::emitBegin(CodeGenFunction &CGF) {
@@ -163,14 +204,14 @@ void OMPReadonlyRegion::emitRedirects(CodeGenFunction &CGF) const {
                           CGM.getModule(), llvm::omp::OMPRTL___kmpc_readonly_ptrs),
                       Args);
 
-  // The copies of the pointer variables live in thread-local storage of this
+  // The copies of the pointers live in thread-local storage of this
   // construct, not in the outlined function's frame: a task of the region
   // that shares such a variable may run after the outlined function returned
   // (at the join barrier), and reads the copy through its address.
   unsigned NumPointers = 0;
   for (const Expr *Item : Clause->varlists())
-    if (const VarDecl *VD = getOpenMPMemoryRangeBaseVar(Item))
-      NumPointers += !VD->getType()->isArrayType();
+    if (OpenMPReadonlyBase Base = getOpenMPReadonlyBase(Item); Base.isValid())
+      NumPointers += !Base.isArray();
   Address Copies = Address::invalid();
   if (NumPointers) {
     auto *CopiesTy = llvm::ArrayType::get(CGF.VoidPtrTy, NumPointers);
@@ -185,20 +226,35 @@ void OMPReadonlyRegion::emitRedirects(CodeGenFunction &CGF) const {
   }
   unsigned Pointer = 0;
   for (auto [I, Item] : llvm::enumerate(Clause->varlists())) {
-    const VarDecl *VD = getOpenMPMemoryRangeBaseVar(Item);
-    if (!VD)
+    OpenMPReadonlyBase Base = getOpenMPReadonlyBase(Item);
+    if (!Base.isValid())
       continue;
     // Counted whether or not the region uses it, as above.
-    unsigned Slot = VD->getType()->isArrayType() ? 0 : Pointer++;
-    VD = VD->getCanonicalDecl();
-    // A local variable that the region does not use is not captured.
-    bool Local = VD->hasLocalStorage();
-    if (Local && !CGF.CapturedStmtInfo->lookup(VD))
-      continue;
-    DeclRefExpr Ref(Ctx, const_cast<VarDecl *>(VD),
-                    /*RefersToEnclosingVariableOrCapture=*/Local,
-                    VD->getType(), VK_LValue, Loc);
-    LValue LV = CGF.EmitLValue(&Ref);
+    unsigned Slot = Base.isArray() ? 0 : Pointer++;
+    // The variable or member as the region sees it; a local variable (or
+    // 'this') that the region does not use is not captured.
+    LValue LV;
+    if (Base.This) {
+      if (!CGF.CapturedStmtInfo->isCXXThisExprCaptured())
+        continue;
+      QualType RecTy = Ctx.getRecordType(Base.Field->getParent());
+      LV = CGF.EmitLValueForField(
+          CGF.MakeNaturalAlignAddrLValue(CGF.LoadCXXThis(), RecTy),
+          Base.Field);
+    } else {
+      const VarDecl *VD = Base.Var;
+      bool Local = VD->hasLocalStorage();
+      if (Local && !CGF.CapturedStmtInfo->lookup(VD))
+        continue;
+      DeclRefExpr Ref(Ctx, const_cast<VarDecl *>(VD),
+                      /*RefersToEnclosingVariableOrCapture=*/Local,
+                      VD->getType(), VK_LValue, Loc);
+      LV = CGF.EmitLValue(&Ref);
+      if (Base.Field)
+        LV = CGF.EmitLValueForField(LV, Base.Field);
+    }
+    StringRef Name = Base.Field ? Base.Field->getName() : Base.Var->getName();
+    QualType Ty = Base.Field ? Base.Field->getType() : Base.Var->getType();
     llvm::Value *Orig =
         B.CreateLoad(B.CreateConstArrayGEP(Data, I + 1), "omp.readonly.orig");
     llvm::Value *Mine =
@@ -207,22 +263,54 @@ void OMPReadonlyRegion::emitRedirects(CodeGenFunction &CGF) const {
         B.CreateSub(B.CreatePtrToInt(Mine, CGF.IntPtrTy),
                     B.CreatePtrToInt(Orig, CGF.IntPtrTy), "omp.readonly.delta");
     Address Redirected = Address::invalid();
-    if (VD->getType()->isArrayType()) {
+    if (Base.isArray()) {
       Address A = LV.getAddress();
       // Not inbounds: the replica is another object.
       llvm::Value *P = B.CreateGEP(CGF.Int8Ty, A.emitRawPointer(CGF), Delta,
-                                   VD->getName() + ".readonly");
+                                   Name + ".readonly");
       Redirected = Address(P, A.getElementType(), A.getAlignment());
     } else {
       llvm::Value *P = CGF.EmitLoadOfScalar(LV, Loc);
       llvm::Value *Mapped =
-          B.CreateGEP(CGF.Int8Ty, P, Delta, VD->getName() + ".readonly");
+          B.CreateGEP(CGF.Int8Ty, P, Delta, Name + ".readonly");
       Redirected = B.CreateConstArrayGEP(Copies, Slot).withElementType(
-          CGF.ConvertTypeForMem(VD->getType()));
-      CGF.EmitStoreOfScalar(Mapped, CGF.MakeAddrLValue(Redirected,
-                                                       VD->getType()),
+          CGF.ConvertTypeForMem(Ty));
+      CGF.EmitStoreOfScalar(Mapped, CGF.MakeAddrLValue(Redirected, Ty),
                             /*isInit=*/true);
     }
-    CGF.setOMPReadonlyAddr(VD, Redirected);
+    if (Base.Field)
+      MemberRedirects.insert_or_assign(MemberKey{&CGF, Base.Var, Base.Field},
+                                       Redirected);
+    else
+      CGF.setOMPReadonlyAddr(Base.Var, Redirected);
   }
+}
+
+std::optional<LValue>
+CodeGen::emitOpenMPReadonlyMemberLValue(CodeGenFunction &CGF,
+                                        const MemberExpr *E) {
+  if (MemberRedirects.empty())
+    return std::nullopt;
+  const auto *FD = dyn_cast<FieldDecl>(E->getMemberDecl());
+  if (!FD)
+    return std::nullopt;
+  // The forms getOpenMPReadonlyBase accepts: 's.m' and 'this->m'.
+  const Expr *Obj = E->getBase()->IgnoreParens();
+  const VarDecl *VD = nullptr;
+  if (isa<CXXThisExpr>(Obj)) {
+    if (!E->isArrow())
+      return std::nullopt;
+  } else if (const auto *DRE = dyn_cast<DeclRefExpr>(Obj);
+             DRE && !E->isArrow()) {
+    VD = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!VD)
+      return std::nullopt;
+    VD = VD->getCanonicalDecl();
+  } else {
+    return std::nullopt;
+  }
+  auto It = MemberRedirects.find(MemberKey{&CGF, VD, FD->getCanonicalDecl()});
+  if (It == MemberRedirects.end())
+    return std::nullopt;
+  return CGF.MakeAddrLValue(It->second, E->getType(), AlignmentSource::Decl);
 }

@@ -15,8 +15,11 @@
 #define LLVM_CLANG_LIB_CODEGEN_CGOPENMPREADONLY_H
 
 #include "CGOpenMPRuntime.h"
+#include "CGValue.h"
+#include <optional>
 
 namespace clang {
+class MemberExpr;
 class OMPExecutableDirective;
 class OMPReadonlyClause;
 
@@ -69,6 +72,14 @@ public:
   /// After the join: calls __kmpc_readonly_end.
   void emitEnd(CodeGenFunction &CGF);
 };
+
+/// In the outlined function of a parallel construct with the clause
+/// 'readonly(list)': if \p E is a member that a list item of the clause is
+/// taken from ('s.a', 'this->p'), what it designates there (its replica, or
+/// the thread's copy of the pointer); otherwise std::nullopt. Called by
+/// EmitMemberExpr; cheap when no such region is being emitted.
+std::optional<LValue> emitOpenMPReadonlyMemberLValue(CodeGenFunction &CGF,
+                                                     const MemberExpr *E);
 
 } // namespace CodeGen
 } // namespace clang

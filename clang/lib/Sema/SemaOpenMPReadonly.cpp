@@ -13,12 +13,13 @@
 //
 // - the clause is host-only, like '#pragma omp nexttouch';
 // - each list item whose base is a variable ('p : len', 'a[lb : len]', 'a')
-//   is read, inside the region, from the replica of the executing thread's
-//   node: code generation redirects that variable, so a variable may be the
-//   base of one list item only, and may not also be privatized by the
-//   construct ('private', 'firstprivate', 'lastprivate', 'reduction',
-//   'linear', 'copyin'), since the region would then not read the listed
-//   memory through it;
+//   or a member of a variable or of 'this' ('s.a', 'this->p : len', see
+//   clang/AST/OpenMPReadonly.h) is read, inside the region, from the replica
+//   of the executing thread's node: code generation redirects that variable
+//   or member, so it may be the base of one list item only, and a variable
+//   may not also be privatized by the construct ('private', 'firstprivate',
+//   'lastprivate', 'reduction', 'linear', 'copyin'), since the region would
+//   then not read the listed memory through it;
 // - a list item of another form is write-protected but read from the
 //   original, which a warning says;
 // - the clause's pre-init statement declares the region's data, an implicit
@@ -32,6 +33,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/OpenMPClause.h"
 #include "clang/AST/OpenMPMemoryRange.h"
+#include "clang/AST/OpenMPReadonly.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/OpenMPKinds.h"
@@ -53,13 +55,13 @@ OMPClause *SemaOpenMP::ActOnOpenMPReadonlyClause(ArrayRef<Expr *> Items,
   }
 
   bool Dependent = SemaRef.CurContext->isDependentContext();
-  llvm::SmallDenseMap<const VarDecl *, const Expr *, 8> Bases;
+  SmallVector<std::pair<OpenMPReadonlyBase, const Expr *>, 8> Bases;
   for (const Expr *Item : Items) {
     if (Item->isTypeDependent())
       continue;
     OpenMPMemoryRangeBase Why;
-    const VarDecl *VD = getOpenMPMemoryRangeBaseVar(Item, &Why);
-    if (!VD) {
+    OpenMPReadonlyBase Base = getOpenMPReadonlyBase(Item, &Why);
+    if (!Base.isValid()) {
       // Said once, when the template is instantiated.
       if (!Dependent)
         Diag(Item->getExprLoc(), diag::warn_omp_readonly_not_redirected)
@@ -69,11 +71,19 @@ OMPClause *SemaOpenMP::ActOnOpenMPReadonlyClause(ArrayRef<Expr *> Items,
             << Item->getSourceRange();
       continue;
     }
-    auto [It, New] = Bases.try_emplace(VD->getCanonicalDecl(), Item);
+    const auto *It = llvm::find_if(
+        Bases, [&](const auto &B) { return B.first == Base; });
+    if (It == Bases.end()) {
+      Bases.emplace_back(Base, Item);
+      continue;
+    }
     // Said once, when the template is instantiated.
-    if (!New && !Dependent) {
+    if (!Dependent) {
+      const NamedDecl *Name = Base.Field
+                                  ? static_cast<const NamedDecl *>(Base.Field)
+                                  : Base.Var;
       Diag(Item->getExprLoc(), diag::err_omp_readonly_same_base)
-          << VD << Item->getSourceRange();
+          << Name << Item->getSourceRange();
       Diag(It->second->getExprLoc(), diag::note_omp_readonly_item)
           << It->second->getSourceRange();
     }
@@ -110,8 +120,9 @@ bool SemaOpenMP::checkOpenMPReadonlyClause(ArrayRef<OMPClause *> Clauses) {
   for (const OMPClause *C : Clauses)
     if (const auto *RO = dyn_cast_or_null<OMPReadonlyClause>(C))
       for (const Expr *Item : RO->varlists())
-        if (const VarDecl *VD = getOpenMPMemoryRangeBaseVar(Item))
-          Bases.try_emplace(VD->getCanonicalDecl(), Item);
+        if (OpenMPReadonlyBase B = getOpenMPReadonlyBase(Item);
+            B.Var && !B.Field)
+          Bases.try_emplace(B.Var, Item);
   if (Bases.empty())
     return false;
 

@@ -119,3 +119,24 @@ double arrays(double *q, double **pp, int n) {
 // DECL-DAG: declare ptr @__kmpc_readonly_begin(ptr, i32, i32, ptr)
 // DECL-DAG: declare void @__kmpc_readonly_ptrs(ptr, i32, ptr, ptr)
 // DECL-DAG: declare void @__kmpc_readonly_end(ptr, i32, ptr)
+
+// A member of a variable: 'm.a' designates the replica, 'm.p' a copy.
+struct M {
+  double a[16];
+  double *p;
+};
+double member(struct M m, int n) {
+  double s = 0;
+#pragma omp parallel readonly(m.a, m.p : n)
+  s += m.a[3] + m.p[2];
+  return s;
+}
+// CHECK-LABEL: define internal void @member.omp_outlined(
+// CHECK: call void @__kmpc_readonly_ptrs(
+// CHECK: [[MADDR:%.+]] = getelementptr inbounds %struct.M, ptr {{%.+}}, i32 0, i32 0
+// CHECK: [[MA:%a.readonly]] = getelementptr i8, ptr [[MADDR]], i64 %omp.readonly.delta
+// CHECK: [[MP:%p.readonly]] = getelementptr i8, ptr {{%.+}}, i64 %omp.readonly.delta{{[0-9]+}}
+// CHECK-NEXT: [[SLOT:%.+]] = getelementptr inbounds [1 x ptr], ptr {{%.+}}, i64 0, i64 0
+// CHECK-NEXT: store ptr [[MP]], ptr [[SLOT]]
+// CHECK: getelementptr inbounds [16 x double], ptr [[MA]], i64 0, i64 3
+// CHECK: load ptr, ptr [[SLOT]]

@@ -140,10 +140,23 @@ void privatized(double *p, int n) {
   s += p[0];
 }
 
-// Items whose base is not a variable are protected, not redirected.
-void not_redirected(struct S *sp, struct S s, double **pp, int n) {
+// Members of a variable are redirected like variables ('s.a', 's.p : n'),
+// once each.
+void members(struct S s, int n) {
   double t = 0;
-#pragma omp parallel readonly(sp->p : n, s.a, *pp : n, gp + 1 : n, tp) // ext-warning 5 {{list item of the 'readonly' clause is write-protected but read from the original, not from a node-local replica}}
+#pragma omp parallel readonly(s.a, s.p : n)
+  t += s.a[0] + s.p[0];
+#pragma omp parallel readonly(s.a[0 : 2], s.a[4 : 2]) // omp-error {{'a' is the base of more than one list item of the 'readonly' clause}} omp-note {{list item of the 'readonly' clause is here}}
+  t += s.a[0];
+}
+
+// Other items are protected, not redirected.
+struct T {
+  struct S in;
+};
+void not_redirected(struct S *sp, struct T tt, double **pp, int n) {
+  double t = 0;
+#pragma omp parallel readonly(sp->p : n, tt.in.a, *pp : n, gp + 1 : n, tp) // ext-warning 5 {{list item of the 'readonly' clause is write-protected but read from the original, not from a node-local replica}}
   t += sp->p[0];
 }
 

@@ -30,15 +30,23 @@ template <typename T> void priv(T *p, int n) {
   s += p[0];
 }
 
-// Members are protected but read from the original; a warning says why.
-struct Grid {
+// Members of 'this' are redirected; those of a base class (through a
+// conversion) are only protected.
+struct Base {
+  double b[8];
+};
+struct Grid : Base {
   double a[64];
   double *p;
   int n;
   double run() {
     double s = 0;
-#pragma omp parallel readonly(a, p : n) // expected-warning 2 {{list item of the 'readonly' clause is write-protected but read from the original, not from a node-local replica: its base is not a variable}}
+#pragma omp parallel readonly(a, this->p : n)
     s += a[0] + p[0];
+#pragma omp parallel readonly(b) // expected-warning {{list item of the 'readonly' clause is write-protected but read from the original, not from a node-local replica: its base is not a variable}}
+    s += b[0];
+#pragma omp parallel readonly(a[0 : 8], a[8 : 8]) // expected-error {{'a' is the base of more than one list item of the 'readonly' clause}} expected-note {{list item of the 'readonly' clause is here}}
+    s += a[0];
     return s;
   }
 };
