@@ -24,8 +24,8 @@
 // the guest without a data file and the whole program needs only libnuma.
 // The bandwidth before and after is printed, and the permutation checked.
 //
-// The solver's arrays (rowstr, colidx, a; b, x, r, p, q) are written by an
-// "assembly" copy from the generated matrix: by one thread (variants none,
+// The solver's arrays (rowstr, colidx, a; b, x, r, p, q; fresh pages from
+// mmap, nt_alloc) are written by an "assembly" copy from the generated matrix: by one thread (variants none,
 // nexttouch, interleave, autonuma) or by the solver's static schedule over
 // the rows (ideal). The right-hand side is b = A x* for a known x*
 // (x*_i = 1 + sin(i) / 2, i in RCM order).
@@ -419,10 +419,11 @@ int main(int argc, char **argv) {
   // --- Assembly into the solver's arrays: serial, or (ideal) by the
   // solver's static schedule over the rows. b = A x*. ---
   double tinit = omp_get_wtime();
-  int *rowstr = malloc((n + 1) * sizeof *rowstr), *colidx = malloc(nnz * sizeof *colidx);
-  double *a = malloc(nnz * sizeof *a), *b = malloc(n * sizeof *b),
-         *x = malloc(n * sizeof *x), *r = malloc(n * sizeof *r),
-         *p = malloc(n * sizeof *p), *q = malloc(n * sizeof *q);
+  int *rowstr = nt_alloc((n + 1) * sizeof *rowstr),
+      *colidx = nt_alloc(nnz * sizeof *colidx);
+  double *a = nt_alloc(nnz * sizeof *a), *b = nt_alloc(n * sizeof *b),
+         *x = nt_alloc(n * sizeof *x), *r = nt_alloc(n * sizeof *r),
+         *p = nt_alloc(n * sizeof *p), *q = nt_alloc(n * sizeof *q);
   if (!rowstr || !colidx || !a || !b || !x || !r || !p || !q)
     return perror("malloc"), 2;
 #define XSTAR(i) (1.0 + 0.5 * sin((double)(i)))

@@ -35,10 +35,10 @@ int main(int argc, char **argv) {
   long N = argc > 1 ? atol(argv[1]) : 1022;
   int sweeps = argc > 2 ? atoi(argv[2]) : 100;
   long M = N + 2, len = M * M; // rows of M points, boundary included
-  double *u = malloc(len * sizeof *u), *unew = malloc(len * sizeof *unew),
-         *f = malloc(len * sizeof *f);
+  double *u = nt_alloc(len * sizeof *u), *unew = nt_alloc(len * sizeof *unew),
+         *f = nt_alloc(len * sizeof *f);
   if (!u || !unew || !f)
-    return perror("malloc"), 2;
+    return perror("mmap"), 2;
   const double pi = acos(-1.0), h = 1.0 / (N + 1), h2 = h * h;
   // u0 = A1 phi_11 + A2 phi_KL, f = C1 phi_11.
   const int K2 = 40, L2 = 25;

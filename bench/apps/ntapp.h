@@ -46,8 +46,8 @@
 // after the iterations 1, 2, 4, 8, ..., the last, and every NT_MEASURE_MS for
 // the autonuma variant, owner_local= (as in NT_SUMMARY, over all arrays with
 // an owner, thread nodes read again at that moment: with OMP_PROC_BIND=false
-// threads may move), unknown= (pages without a node: not present, or being
-// migrated after 5 retries) and thread_nodes=. The solvers also print
+// threads may move; but among the pages whose node is known), unknown= (pages
+// of all arrays without a node: see nt_app_placement) and thread_nodes=. The solvers also print
 // NT_PHASE prog= variant= init_ms= directive_ms= start_ms= (nt_app_phase).
 //
 // Usage in a program:
@@ -76,6 +76,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -128,6 +129,15 @@ static struct {
   long unknown_pages;         // pages without a node in nt_app_placement
   double t_begin;             // omp_get_wtime() in nt_app_init
 } nt_app;
+
+// Fresh pages for an array (mmap): malloc may hand out heap memory that
+// earlier code already touched, which would decide its node before the
+// initialisation does.
+NT_MAYBE_UNUSED static void *nt_alloc(size_t bytes) {
+  void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
 
 static int nt_node_of_cpu(int cpu) {
   int n = cpu >= 0 ? numa_node_of_cpu(cpu) : -1;
@@ -364,34 +374,24 @@ static long nt_page_nodes(const void *base, size_t bytes, int *status) {
       for (long j = 0; j < k; j++)
         status[p + j] = -errno;
   }
-  // A page the kernel is migrating (AutoNUMA) has no node for a moment
-  // (-ENOENT): ask again for those, a few times.
-  for (int retry = 0; retry < 5; retry++) {
-    long bad = 0;
-    for (long j = 0; j < npages; j++)
-      if (status[j] < 0 && status[j] != -EFAULT) {
-        void *pg1 = (void *)(first + j * pg);
-        int st1;
-        if (syscall(SYS_move_pages, 0, 1, &pg1, NULL, &st1, 0) == 0)
-          status[j] = st1;
-        bad += status[j] < 0;
-      }
-    if (!bad)
-      break;
-    usleep(2000);
-  }
   return npages;
 }
 
 // Where the registered arrays' pages are. print: one NT_ARRAY line per array.
 // Returns the share of the pages of arrays with an owner that are on their
-// owner's node (-1 if none); *data_pages: pages of all arrays.
-static double nt_app_placement(int print, double *data_pages_out) {
+// owner's node (-1 if none); *data_pages: pages of all arrays; *known_local:
+// the same share among the pages whose node move_pages(2) reports (with
+// kernel.numa_balancing=1 it reports none for a page whose mapping the
+// kernel has just made inaccessible to sample accesses: -ENOENT until the
+// next touch; armed pages are the same). nt_app.unknown_pages counts the
+// others.
+static double nt_app_placement(int print, double *data_pages_out,
+                               double *known_local) {
   long pg = nt_app.pagesize;
   int nodes = nt_app.nodes < 64 ? nt_app.nodes : 64;
   static long lo[NT_MAX_THREADS], hi[NT_MAX_THREADS];
   long cached_iters = -1;
-  double own_local = 0, own_pages = 0, data_pages = 0;
+  double own_local = 0, own_pages = 0, own_known = 0, data_pages = 0;
   for (int i = 0; i < nt_app.narr; i++) {
     nt_array_t *a = &nt_app.arr[i];
     if (a->own != NT_OWN_NONE && a->iters != cached_iters) {
@@ -411,6 +411,7 @@ static double nt_app_placement(int print, double *data_pages_out) {
       nt_app.unknown_pages += s < 0;
       if (a->own == NT_OWN_NONE || s < 0)
         continue;
+      own_known++;
       // The element in the middle of this page's part of the array.
       uintptr_t ps = first + j * pg, pe = ps + pg;
       uintptr_t b = (uintptr_t)a->base, e = b + a->bytes;
@@ -445,6 +446,8 @@ static double nt_app_placement(int print, double *data_pages_out) {
   }
   if (data_pages_out)
     *data_pages_out = data_pages;
+  if (known_local)
+    *known_local = own_known > 0 ? own_local / own_known : -1;
   return own_pages > 0 ? own_local / own_pages : -1;
 }
 
@@ -480,7 +483,7 @@ NT_MAYBE_UNUSED static double nt_app_iter(int iter, double seconds, int last) {
   if (measure) {
     nt_app_where();
     nt_app.unknown_pages = 0;
-    ol = nt_app_placement(0, NULL);
+    nt_app_placement(0, NULL, &ol);
     printf(" owner_local=%.4f unknown=%ld", ol, nt_app.unknown_pages);
     nt_print_thread_nodes();
     if (nt_app.iter_extra)
@@ -496,7 +499,7 @@ NT_MAYBE_UNUSED static double nt_app_iter(int iter, double seconds, int last) {
 static int nt_app_report(int verified) {
   kmp_nexttouch_counters_t c = nt_app.c;
   double data_pages = 0;
-  double owner_local = nt_app_placement(1, &data_pages);
+  double owner_local = nt_app_placement(1, &data_pages, NULL);
   uint64_t handled = c.pages_migrated + c.pages_already_local;
   uint64_t fail = c.fail_arm + c.fail_move_busy + c.fail_move_nomem +
                   c.fail_move_other + c.fail_restore;
