@@ -178,6 +178,15 @@ bench-apps: toolchain
 bench-accuracy: toolchain
 	bash bench/apps/accuracy.sh
 
+# Jacobi and CG (a 3-D unstructured matrix in RCM order) with serial
+# initialisation (bench/apps/solvers.sh, docs/Benchmarks.rst): no placement,
+# nexttouch, numactl --interleave=all, ideal parallel initialisation and the
+# kernel's AutoNUMA, then OMP_PROC_BIND x OMP_PLACES in a 2- and a 4-node
+# guest; CSVs in bench/apps/results/solvers/, plots in docs/images/.
+.PHONY: bench-solvers
+bench-solvers: toolchain
+	bash bench/apps/solvers.sh
+
 patches:
 	@bash scripts/patches.sh regen
 
