@@ -9,8 +9,9 @@
 #                interleaved (every variant once, then again);
 #   2. autonuma  2 nodes, 2 vCPUs, numa_balancing 1 (a second boot, for this
 #                variant only): autonuma (serial initialisation, no
-#                directive) for AUTONUMA_SECONDS of solver time, with the
-#                ideal variant in the same boot as its time reference;
+#                directive) for AUTONUMA_SECONDS (20) of solver time, with
+#                the ideal variant in the same boot as its time reference,
+#                AUTONUMA_REPS (3) repetitions;
 #   3. sweep-2n  2 nodes, 2 vCPUs and
 #   4. sweep-4n  4 nodes, 4 vCPUs (more vCPUs than host cores: placement
 #                only, its times mean nothing): OMP_PROC_BIND false, close,
@@ -42,7 +43,8 @@ plots=${PLOTS:-$top/docs/images}
 logs=$out/logs
 cc=${CC_NT:-$top/build/bin/clang}
 reps=${REPS:-3}
-an_secs=${AUTONUMA_SECONDS:-30}
+an_secs=${AUTONUMA_SECONDS:-20}
+an_reps=${AUTONUMA_REPS:-3}
 boots=${BOOTS:-main autonuma sweep-2n sweep-4n}
 [ "${SWEEP:-1}" = 0 ] && boots=${boots//sweep-2n/} && boots=${boots//sweep-4n/}
 jacobi_args=${JACOBI_ARGS:-1022 60}   # N (interior points per side), sweeps
@@ -88,7 +90,7 @@ libomp=$(ldd "$work/jacobi" | awk '/libomp/ { print $3 }')
   echo "host_cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
   echo "host_cores=$(nproc) host_kernel=$(uname -r) host_load=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "qemu=$(qemu-system-x86_64 --version 2>/dev/null | head -1)"
-  echo "reps=$reps autonuma_seconds=$an_secs"
+  echo "reps=$reps autonuma_seconds=$an_secs autonuma_reps=$an_reps"
   echo "jacobi_args=$jacobi_args cg_args=$cg_args jacobi_sweep_args=$jacobi_sweep_args cg_sweep_args=$cg_sweep_args"
 } >"$logs/config.txt"
 
@@ -173,8 +175,10 @@ for b in $boots; do
   autonuma)
     s="$guest_prelude export OMP_NUM_THREADS=2 OMP_PROC_BIND=spread OMP_PLACES=cores;"
     s+=" autonuma_params;"
-    s+=" REP=1; run ideal jacobi $jacobi_args; run autonuma jacobi --seconds=$an_secs $jacobi_args;"
-    s+=" run ideal cg3d $cg_cache $cg_args; run autonuma cg3d $cg_cache --seconds=$an_secs $cg_args;"
+    for r in $(seq 1 "$an_reps"); do
+      s+=" REP=$r; run ideal jacobi $jacobi_args; run autonuma jacobi --seconds=$an_secs $jacobi_args;"
+      s+=" run ideal cg3d $cg_cache $cg_args; run autonuma cg3d $cg_cache --seconds=$an_secs $cg_args;"
+    done
     boot autonuma 2 2 1024 1 "$s"
     ;;
   sweep-2n | sweep-4n)

@@ -80,7 +80,9 @@ def parse(logdir):
                 elif tag == "NT_PHASE":
                     run["phase"] = kv(line)
                 elif tag == "NT_ITER":
-                    run["iters"].append(kv(line))
+                    d = kv(line)  # a line cut short (a guest still running) is left out
+                    if all(k in d for k in ("iter", "time_ms", "solver_ms", "wall_ms")):
+                        run["iters"].append(d)
                 elif tag == "NT_ARRAY":
                     run["arrays"].append(kv(line))
                 elif tag == "NT_SUMMARY":
@@ -105,7 +107,7 @@ def derive(boots, runs):
         r["k"] = len(its)
         r["t1"] = t[0] if t else None
         r["tmed"] = med(t[1:]) if len(t) > 1 else None
-        r["solver_ms"] = num(its[-1]["solver_ms"]) if its else None
+        r["solver_ms"] = num(its[-1].get("solver_ms")) if its else None
         # Measurements whose local share is over at least half of the pages
         # (with numa_balancing=1, move_pages reports no node for the pages
         # the kernel has just unmapped to sample accesses: NT_ITER unknown=).
@@ -284,41 +286,53 @@ def summarize(boots, runs, ratio):
                     .replace("NT_AUTONUMA_PARAMS ", "kernel parameters ")))
     for p in PROGS:
         ra = [r for r in an if r["prog"] == p and r["variant"] == "autonuma"]
-        ri = [r for r in an if r["prog"] == p and r["variant"] == "ideal"]
         if not ra:
             continue
-        r = ra[0]
         target_src = S.get(p, {}).get("nexttouch", {}).get("f1")
         target = (target_src - 0.01) if target_src is not None else 0.99
-        reach = next((m for m in r["meas"] if num(m["owner_local"]) >= target), None)
-        t_ideal_b = med([x["tmed"] for x in ri])
-        ts = [num(i["time_ms"]) for i in r["iters"]]
-        fin = num(r["meas"][-1]["owner_local"]) if r["meas"] else None
-        extra = None
-        if reach and t_ideal_b:
-            n_reach = int(reach["iter"])
-            extra = sum(t - t_ideal_b for t in ts[:n_reach])
-        S.setdefault(p, {})["_autonuma"] = {
-            "run": r, "target": target, "reach": reach, "t_ideal": t_ideal_b,
-            "extra": extra, "final": fin}
-        L.append("%s autonuma: %d iterations in %.1f s of solver time; local share "
-                 "after 1: %s, at the end: %s; target (nexttouch after 1 iteration - "
-                 "0.01) %.3f %s; iteration time median %s ms vs ideal %s ms in the same "
-                 "boot (%s); extra time until the target %s ms = %s ideal iterations; "
-                 "vmstat: %s; verified: %s"
-                 % (p, r["k"], (r["solver_ms"] or 0) / 1e3, fmt(r["f1"]), fmt(fin), target,
-                    ("reached after iteration %s, %.2f s of solver time (%.2f s wall "
-                     "since the solver's start, %.2f s since the process's)" %
-                     (reach["iter"], num(reach["solver_ms"]) / 1e3, num(reach["wall_ms"]) / 1e3,
-                      (num(reach["wall_ms"]) + (r["start_ms"] or 0)) / 1e3))
-                    if reach else "NOT reached",
-                    fmt(med(ts), ".1f"), fmt(t_ideal_b, ".1f"),
-                    "x%.2f" % (med(ts) / t_ideal_b) if t_ideal_b else "-",
-                    fmt(extra, ".0f"), fmt(extra / t_ideal_b if extra is not None and t_ideal_b else None, ".1f"),
-                    " ".join("%s=%d" % kvp for kvp in sorted(r["vm"].items())
-                             if kvp[0] in ("numa_hint_faults", "numa_hint_faults_local",
-                                           "numa_pages_migrated", "numa_pte_updates")),
-                    "yes" if r["result"] == "VERIFIED" else "NO"))
+        per = []
+        for r in ra:
+            reach = next((m for m in r["meas"] if num(m["owner_local"]) >= target), None)
+            ri = [x for x in an if x["prog"] == p and x["variant"] == "ideal"
+                  and x["rep"] == r["rep"]]
+            t_ideal = ri[0]["tmed"] if ri else None
+            ts = [num(i["time_ms"]) for i in r["iters"]]
+            per.append({
+                "run": r, "reach": reach, "t_ideal": t_ideal,
+                "ratio": med(ts) / t_ideal if t_ideal else None,
+                "it": int(reach["iter"]) if reach else None,
+                "solver_s": num(reach["solver_ms"]) / 1e3 if reach else None,
+                "wall_s": num(reach["wall_ms"]) / 1e3 if reach else None,
+                "proc_s": (num(reach["wall_ms"]) + (r["start_ms"] or 0)) / 1e3 if reach else None,
+                "final": num(r["meas"][-1]["owner_local"]) if r["meas"] else None})
+        agg = {k: med([x[k] for x in per]) for k in
+               ("it", "solver_s", "wall_s", "proc_s", "ratio", "final")}
+        agg.update(target=target, per=per,
+                   reached=sum(1 for x in per if x["reach"]), n=len(per))
+        S.setdefault(p, {})["_autonuma"] = agg
+        L.append("%s autonuma, %d runs of %s s of solver time: the local share reached "
+                 "%.3f (nexttouch's after its first iteration - 0.01) in %d of %d runs; "
+                 "medians: after iteration %s, %s s of solver time, %s s of wall time "
+                 "since the solver's start, %s s since the process's; local share at the "
+                 "end %s; time per iteration / ideal in the same boot %s; verified: %s"
+                 % (p, len(per), fmt(med([x["run"]["solver_ms"] / 1e3 for x in per]), ".0f"),
+                    target, agg["reached"], len(per), fmt(agg["it"], ".0f"),
+                    fmt(agg["solver_s"], ".2f"), fmt(agg["wall_s"], ".2f"),
+                    fmt(agg["proc_s"], ".2f"), fmt(agg["final"]), fmt(agg["ratio"], ".2f"),
+                    "yes" if all(x["run"]["result"] == "VERIFIED" for x in per) else "NO"))
+        for x in per:
+            r = x["run"]
+            L.append("  rep %s: %d iterations; reached after iteration %s, %s s solver, "
+                     "%s s wall, %s s since the process's start; iteration median %s ms, "
+                     "ideal %s ms; vmstat: %s"
+                     % (r["rep"], r["k"], x["it"] if x["it"] else "- (not reached)",
+                        fmt(x["solver_s"], ".2f"), fmt(x["wall_s"], ".2f"),
+                        fmt(x["proc_s"], ".2f"),
+                        fmt(med([num(i["time_ms"]) for i in r["iters"]]), ".1f"),
+                        fmt(x["t_ideal"], ".1f"),
+                        " ".join("%s=%d" % kvp for kvp in sorted(r["vm"].items())
+                                 if kvp[0] in ("numa_hint_faults", "numa_hint_faults_local",
+                                               "numa_pages_migrated", "numa_pte_updates"))))
     # Sweep
     for b in ("sweep-2n", "sweep-4n"):
         sw = [r for r in runs if r["boot"] == b]
@@ -382,12 +396,16 @@ def plots(plotdir, runs, S, ratio):
                 names.append(v), f1.append(agg[v]["f1"] or 0), fk.append(agg[v]["fk"] or 0)
         an = agg.get("_autonuma")
         if an:
-            r = an["run"]
             k = agg.get("ideal", {}).get("k") or 0
-            at_k = [m for m in r["meas"] if int(m["iter"]) <= k]
+            a1, ak = [], []
+            for x in an["per"]:
+                r = x["run"]
+                at_k = [m for m in r["meas"] if int(m["iter"]) <= k]
+                a1.append(r["f1"])
+                ak.append(num(at_k[-1]["owner_local"]) if at_k else None)
             names.append("autonuma")
-            f1.append(r["f1"] or 0)
-            fk.append(num(at_k[-1]["owner_local"]) if at_k else 0)
+            f1.append(med(a1) or 0)
+            fk.append(med(ak) or 0)
         x = range(len(names))
         ax.bar([i - 0.2 for i in x], f1, 0.4, label="after 1 iteration", color="#aec7e8")
         ax.bar([i + 0.2 for i in x], fk, 0.4, label="after k iterations", color="#1f77b4")
@@ -411,18 +429,22 @@ def plots(plotdir, runs, S, ratio):
             an = S.get(p, {}).get("_autonuma")
             if not an:
                 continue
-            m = an["run"]["meas"]
-            ax.plot([num(x["wall_ms"]) / 1e3 for x in m], [num(x["owner_local"]) for x in m],
-                    color=COLORS["autonuma"], marker=".", label="autonuma (numa_balancing=1)")
+            for i, x in enumerate(an["per"]):
+                m = x["run"]["meas"]
+                ax.plot([num(y["wall_ms"]) / 1e3 for y in m], [num(y["owner_local"]) for y in m],
+                        color=COLORS["autonuma"], marker=".", lw=1, alpha=0.8,
+                        label="autonuma (numa_balancing=1), %d runs" % len(an["per"])
+                        if i == 0 else None)
             nt = S[p].get("nexttouch")
             if nt:
                 t1 = ((nt["directive_ms"] or 0) + nt["t1"]) / 1e3
                 ax.axhline(nt["f1"], color=COLORS["nexttouch"], ls="--",
                            label="nexttouch, after iteration 1 (%.2f s)" % t1)
-            if an["reach"]:
-                ax.axvline(num(an["reach"]["wall_ms"]) / 1e3, color="#444444", ls=":",
-                           label="autonuma reaches it: %.1f s, iteration %s" %
-                           (num(an["reach"]["wall_ms"]) / 1e3, an["reach"]["iter"]))
+            if an["wall_s"] is not None:
+                ax.axvline(an["wall_s"], color="#444444", ls=":",
+                           label="autonuma reaches it (median): %.2f s, iteration %.0f" %
+                           (an["wall_s"], an["it"]))
+            ax.set_xlim(0, max(3.0, 3 * (an["wall_s"] or 1)))
             ax.set_ylim(0, 1.05)
             ax.set_xlabel("time since the solver started (s, guest wall clock)")
             ax.set_ylabel("local share")
