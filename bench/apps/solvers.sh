@@ -16,9 +16,8 @@
 #   4. sweep-4n  4 nodes, 4 vCPUs (more vCPUs than host cores: placement
 #                only, its times mean nothing): OMP_PROC_BIND false, close,
 #                spread, primary x OMP_PLACES cores, numa_domains, variants
-#                nexttouch and ideal (4 nodes: nexttouch only, unless
-#                SWEEP4_VARIANTS="nexttouch ideal"; the 4-vCPU guest is slow),
-#                smaller problems, one run each.
+#                nexttouch and ideal (SWEEP_VARIANTS), smaller problems, one
+#                run each.
 #
 # Every boot: 1 GiB per node (512 MiB with 4 nodes), THP madvise (4 KiB
 # pages), one thread per vCPU; boots 1 and 2 use OMP_PROC_BIND=spread
@@ -26,7 +25,7 @@
 # to OUT and the plots to PLOTS, and prints the summary. Exits non-zero if a
 # run fails (its verification or its exit status).
 #
-#   bench/apps/solvers.sh                 everything (~12 min on 2 idle cores)
+#   bench/apps/solvers.sh                 everything (~10 min on a quiet host)
 #   REPS=1 AUTONUMA_SECONDS=10 SWEEP=0 bench/apps/solvers.sh   a quick look
 #   BOOTS="main autonuma" bench/apps/solvers.sh   some boots only (the report
 #                                         uses the logs of the others as left)
@@ -90,9 +89,16 @@ libomp=$(ldd "$work/jacobi" | awk '/libomp/ { print $3 }')
   echo "host_cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
   echo "host_cores=$(nproc) host_kernel=$(uname -r) host_load=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "qemu=$(qemu-system-x86_64 --version 2>/dev/null | head -1)"
-  echo "reps=$reps autonuma_seconds=$an_secs autonuma_reps=$an_reps"
+  echo "boots=$(echo $boots | tr ' ' ,) reps=$reps autonuma_seconds=$an_secs autonuma_reps=$an_reps"
   echo "jacobi_args=$jacobi_args cg_args=$cg_args jacobi_sweep_args=$jacobi_sweep_args cg_sweep_args=$cg_sweep_args"
-} >"$logs/config.txt"
+} >"$logs/config.new"
+# With BOOTS (some boots again), the report also reads the other boots'
+# logs of earlier invocations: keep their configuration ("earlier:").
+{ cat "$logs/config.new"; [ -n "${BOOTS:-}" ] && [ -f "$logs/config.txt" ] &&
+  grep -v '^#' "$logs/config.txt" | sed 's/^/earlier: /' | grep -v '^earlier: earlier: earlier:'; } \
+  >"$logs/config.tmp"
+mv "$logs/config.tmp" "$logs/config.txt"
+rm -f "$logs/config.new"
 
 # One guest boot: name, nodes, vCPUs, MiB per node, numa_balancing, script.
 status=0
@@ -183,8 +189,7 @@ for b in $boots; do
     ;;
   sweep-2n | sweep-4n)
     n=${b#sweep-}; n=${n%n}
-    sweep_variants="nexttouch ideal"
-    [ "$n" = 4 ] && sweep_variants=${SWEEP4_VARIANTS:-nexttouch}
+    sweep_variants=${SWEEP_VARIANTS:-nexttouch ideal}
     s="$guest_prelude export OMP_NUM_THREADS=$n; REP=1;"
     for bind in false close spread primary; do
       for places in cores numa_domains; do

@@ -544,8 +544,8 @@ def plots(plotdir, runs, S, ratio):
                 ax.set_ylabel("share of pages per node")
                 ax.set_title("%s, %s: NT = nexttouch, I = ideal; digits: thread nodes"
                              % (p, b), fontsize=7)
-                if row == 0 and col == 0:
-                    ax.legend(fontsize=6, loc="lower left", ncol=3)
+                if col == 0:
+                    ax.legend(fontsize=6, loc="lower left", ncol=5)
         fig.tight_layout()
         fig.savefig(os.path.join(plotdir, "solvers-bind.png"), dpi=dpi)
         plt.close(fig)
