@@ -187,6 +187,15 @@ bench-accuracy: toolchain
 bench-readonly: toolchain
 	bash bench/apps/readonly.sh
 
+# Jacobi and CG (a 3-D unstructured matrix in RCM order) with serial
+# initialisation (bench/apps/solvers.sh, docs/Benchmarks.rst): no placement,
+# nexttouch, numactl --interleave=all, ideal parallel initialisation and the
+# kernel's AutoNUMA, then OMP_PROC_BIND x OMP_PLACES in a 2- and a 4-node
+# guest; CSVs in bench/apps/results/solvers/, plots in docs/images/.
+.PHONY: bench-solvers
+bench-solvers: toolchain
+	bash bench/apps/solvers.sh
+
 patches:
 	@bash scripts/patches.sh regen
 

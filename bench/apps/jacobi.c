@@ -16,50 +16,87 @@
 //
 // The three grids (u, unew, f) are initialised by one thread;
 // '#pragma omp nexttouch(u : len, unew : len, f : len)' comes right before
-// the solver loop.
+// the solver loop. --variant=NAME (ntapp.h) selects the placement instead:
+// none, nexttouch, interleave (run under numactl --interleave=all), ideal
+// (the initialisation is a 'parallel for schedule(static)' over the rows, as
+// the sweep: first touch by the thread that sweeps the row), autonuma (run
+// with kernel.numa_balancing=1). Each sweep is timed on its own (NT_ITER
+// lines; the residual, when due, counts in its sweep); --seconds=S goes on
+// sweeping until the sweeps took S seconds.
 //
-// usage: jacobi [--baseline] [N (interior points per side, default 1022)]
-//        [sweeps (default 100)]
+// usage: jacobi [--baseline | --variant=NAME] [--seconds=S]
+//        [N (interior points per side, default 1022)] [sweeps (default 100)]
 #include "ntapp.h"
 
 enum { CHECK_EVERY = 20 };
 
 int main(int argc, char **argv) {
-  nt_app_init("jacobi", &argc, argv);
+  nt_app_init_variants("jacobi", &argc, argv);
   long N = argc > 1 ? atol(argv[1]) : 1022;
   int sweeps = argc > 2 ? atoi(argv[2]) : 100;
   long M = N + 2, len = M * M; // rows of M points, boundary included
-  double *u = malloc(len * sizeof *u), *unew = malloc(len * sizeof *unew),
-         *f = malloc(len * sizeof *f);
+  double *u = nt_alloc(len * sizeof *u), *unew = nt_alloc(len * sizeof *unew),
+         *f = nt_alloc(len * sizeof *f);
   if (!u || !unew || !f)
-    return perror("malloc"), 2;
+    return perror("mmap"), 2;
   const double pi = acos(-1.0), h = 1.0 / (N + 1), h2 = h * h;
   // u0 = A1 phi_11 + A2 phi_KL, f = C1 phi_11.
   const int K2 = 40, L2 = 25;
   const double A1 = 1.0, A2 = 0.5, C1 = 2.0;
-#define PHI(k, l, i, j) (sin((k) * pi * (i) * h) * sin((l) * pi * (j) * h))
-
-  // Serial initialisation (boundary rows and columns are 0 in both grids).
+  // phi_kl(i, j) from tables of sin(k pi i h) (the same values as computed
+  // at each point, at a fraction of the cost under emulation).
+  double *s1 = malloc(M * sizeof *s1), *sk = malloc(M * sizeof *sk),
+         *sl = malloc(M * sizeof *sl);
+  if (!s1 || !sk || !sl)
+    return perror("malloc"), 2;
   for (long i = 0; i < M; i++)
-    for (long j = 0; j < M; j++) {
-      int inner = i > 0 && i < M - 1 && j > 0 && j < M - 1;
-      u[i * M + j] = inner ? A1 * PHI(1, 1, i, j) + A2 * PHI(K2, L2, i, j) : 0;
-      unew[i * M + j] = 0;
-      f[i * M + j] = inner ? C1 * PHI(1, 1, i, j) : 0;
+    s1[i] = sin(pi * i * h), sk[i] = sin(K2 * pi * i * h), sl[i] = sin(L2 * pi * i * h);
+#define PHI11(i, j) (s1[i] * s1[j])
+#define PHIKL(i, j) (sk[i] * sl[j])
+
+  // Initialisation (boundary rows and columns are 0 in both grids): serial,
+  // or for the ideal variant by the sweep's static schedule over rows 1..N
+  // (the threads of rows 1 and N also write rows 0 and N + 1).
+  double tinit = omp_get_wtime();
+#define INIT_ROW(i)                                                            \
+  for (long j = 0; j < M; j++) {                                               \
+    int inner = (i) > 0 && (i) < M - 1 && j > 0 && j < M - 1;                 \
+    u[(i) * M + j] =                                                           \
+        inner ? A1 * PHI11((i), j) + A2 * PHIKL((i), j) : 0;                   \
+    unew[(i) * M + j] = 0;                                                     \
+    f[(i) * M + j] = inner ? C1 * PHI11((i), j) : 0;                         \
+  }
+  if (nt_app.par_init) {
+#pragma omp parallel for schedule(static)
+    for (long i = 1; i <= N; i++) {
+      if (i == 1)
+        INIT_ROW(0)
+      INIT_ROW(i)
+      if (i == N)
+        INIT_ROW(N + 1)
     }
+  } else {
+    for (long i = 0; i < M; i++)
+      INIT_ROW(i)
+  }
+  tinit = omp_get_wtime() - tinit;
   // The sweep is a static loop over rows 1..N: element e is in row e / M,
   // iteration row - 1.
   nt_app_array("u", u, len, sizeof *u, NT_OWN_LINEAR, M, 1, N, NULL);
   nt_app_array("unew", unew, len, sizeof *unew, NT_OWN_LINEAR, M, 1, N, NULL);
   nt_app_array("f", f, len, sizeof *f, NT_OWN_LINEAR, M, 1, N, NULL);
 
-  double res[64];
-  int nres = 0;
+  double *res = NULL;
+  int nres = 0, it;
   nt_app_start();
+  double tdir = omp_get_wtime();
   if (nt_app.use_nt) {
 #pragma omp nexttouch(u : len, unew : len, f : len)
   }
-  for (int it = 1; it <= sweeps; it++) {
+  tdir = omp_get_wtime() - tdir;
+  nt_app_phase(tinit, tdir);
+  for (it = 1;; it++) {
+    double tit = omp_get_wtime();
 #pragma omp parallel for schedule(static)
     for (long i = 1; i <= N; i++)
       for (long j = 1; j <= N; j++)
@@ -69,7 +106,8 @@ int main(int argc, char **argv) {
     double *t = u;
     u = unew;
     unew = t;
-    if (it % CHECK_EVERY == 0 || it == sweeps) {
+    int last = !nt_app_more(it, sweeps);
+    if (it % CHECK_EVERY == 0 || last) {
       double r2 = 0;
 #pragma omp parallel for schedule(static) reduction(+ : r2)
       for (long i = 1; i <= N; i++)
@@ -80,11 +118,18 @@ int main(int argc, char **argv) {
                          h2;
           r2 += r * r;
         }
-      if (nres < 64)
-        res[nres++] = sqrt(r2);
+      if (!(nres & (nres - 1)) &&
+          !(res = realloc(res, 2 * (nres + 1) * sizeof *res)))
+        return perror("realloc"), 2;
+      res[nres++] = sqrt(r2);
     }
+    tit = omp_get_wtime() - tit;
+    nt_app_iter(it, tit, last);
+    if (last)
+      break;
   }
   nt_app_stop();
+  sweeps = it;
 
   // Closed form after `sweeps` sweeps.
   double l1 = (cos(pi * h) + cos(pi * h)) / 2;
@@ -108,7 +153,7 @@ int main(int argc, char **argv) {
   }
   for (long i = 1; i <= N; i++)
     for (long j = 1; j <= N; j++) {
-      double e = fabs(u[i * M + j] - (a * PHI(1, 1, i, j) + b * PHI(K2, L2, i, j)));
+      double e = fabs(u[i * M + j] - (a * PHI11(i, j) + b * PHIKL(i, j)));
       maxerr = e > maxerr ? e : maxerr;
     }
   if (!(maxerr < 1e-10))
