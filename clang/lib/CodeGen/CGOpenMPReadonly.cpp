@@ -154,7 +154,10 @@ void OMPReadonlyRegion::emitBegin(CodeGenFunction &CGF) {
     // The address the threads' offsets are computed from.
     B.CreateStore(R.Base, B.CreateConstArrayGEP(Data, I + 1));
   }
-  llvm::Value *Args[] = {RT.emitUpdateLocation(CGF, Loc),
+  // The location is emitted also without debug information (as for the
+  // 'error' directive): the runtime's message on a write names it.
+  llvm::Value *Args[] = {RT.emitUpdateLocation(CGF, Loc, /*Flags=*/0,
+                                               /*EmitLoc=*/true),
                          RT.getThreadID(CGF, Loc),
                          llvm::ConstantInt::get(CGM.Int32Ty, N),
                          B.CreateConstArrayGEP(Items, 0).emitRawPointer(CGF)};

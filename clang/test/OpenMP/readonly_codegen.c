@@ -16,6 +16,8 @@ double use(const double *);
 
 // CHECK-DAG: @[[COPIES:\.omp\.readonly\.copies]] = internal thread_local global [1 x ptr] zeroinitializer, align 8
 // CHECK-DAG: @[[COPIES1:\.omp\.readonly\.copies\.1]] = internal thread_local global [1 x ptr] zeroinitializer, align 8
+// The location is there without debug information (the runtime's message).
+// CHECK-DAG: c";{{.*}}readonly_codegen.c;ptr;{{[0-9]+}};1;;\00"
 // CHECK-DAG: @[[NAME_P:.+]] = private unnamed_addr constant [6 x i8] c"p : n\00"
 // CHECK-DAG: @[[NAME_A:.+]] = private unnamed_addr constant [2 x i8] c"a\00"
 // CHECK-DAG: @[[NAME_G:.+]] = private unnamed_addr constant [10 x i8] c"garr[4:8]\00"

@@ -5,7 +5,7 @@
 // (another address, the same offset in the page), the sums are right, and the
 // object is unchanged after the region; a write to a member of 'this' in the
 // region is trapped with the member's spelling.
-// RUN: %libomp-cxx-compile -gline-tables-only
+// RUN: %libomp-cxx-compile
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=4 %libomp-run read | FileCheck %s --check-prefix=READ
 // RUN: env OMP_NUM_THREADS=4 %libomp-run read | FileCheck %s --check-prefix=READ
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run write 2>&1 | FileCheck %s --check-prefix=WRITE

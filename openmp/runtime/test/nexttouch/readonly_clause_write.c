@@ -1,8 +1,8 @@
 // A write to a list item of the clause 'readonly(list)' inside its region
 // stops the program with one message that names the item as written in the
 // source and the construct's location (file, line, column, function), then
-// SIGABRT.  Compiled by our Clang from the clause, with line tables (without
-// debug information ident_t's location is "unknown").
+// SIGABRT.  Compiled by our Clang from the clause, without debug
+// information: Clang gives the clause's ident_t its location anyway.
 //   region    a worker writes the global array through the item's variable
 //             (KMP_READONLY_FORCE: it designates the thread's replica)
 //   call      a worker calls a function that writes the global (the
@@ -10,7 +10,7 @@
 //   pointer   a worker writes through the pointer of 'p : n'
 //   unforced  one node, no replica: the original, still trapped
 //   status    the exit status is death by SIGABRT (in a child process)
-// RUN: %libomp-compile -gline-tables-only
+// RUN: %libomp-compile
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run region 2>&1 | FileCheck %s --check-prefixes=TRAP,G,REPL
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run call 2>&1 | FileCheck %s --check-prefixes=TRAP,G,ORIG
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run pointer 2>&1 | FileCheck %s --check-prefixes=TRAP,P,REPL
