@@ -148,16 +148,3 @@ ExprResult SemaOpenMP::ActOnOpenMPMemoryRange(OpenMPClauseKind CKind,
       << Construct << Item->getSourceRange();
   return ExprError();
 }
-
-OMPClause *SemaOpenMP::ActOnOpenMPMemoryRangeListClause(
-    OpenMPClauseKind Kind, ArrayRef<Expr *> Items, SourceLocation StartLoc,
-    SourceLocation LParenLoc, SourceLocation EndLoc) {
-  switch (Kind) {
-  case llvm::omp::OMPC_nexttouch:
-    return ActOnOpenMPNextTouchClause(Items, StartLoc, LParenLoc, EndLoc);
-  case llvm::omp::OMPC_readonly:
-    return ActOnOpenMPReadonlyClause(Items, StartLoc, LParenLoc, EndLoc);
-  default:
-    llvm_unreachable("clause does not take a list of memory ranges");
-  }
-}
