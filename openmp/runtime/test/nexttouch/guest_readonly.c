@@ -1,12 +1,16 @@
 // readonly(list) in a NUMA guest (tools/numa-vm), 2 and 4 nodes: every
 // thread of a region reads each list item through memory on its own node,
-// and the data it reads equals the original.  Three items, through the
-// compiler's entry points (__kmpc_readonly_begin/_ptrs/_end, as Clang will
-// call them): A, a heap array moved to the last node (that node's threads
-// read the original, the others replicas); B, a heap array split between
-// node 0 and the last node (every node gets a replica); C, a global array.
-// Each thread checks with move_pages() every page it reads through the
-// pointer it got, and sums the item through it.  Three regions per
+// and the data it reads equals the original.  Each configuration runs twice:
+// with the clause compiled by our Clang ('clause': the address checked is
+// what the item's variable designates in the region), and through the
+// compiler's entry points called by hand ('api': __kmpc_readonly_begin/
+// _ptrs/_end).  Three items: A, a heap array moved to the last node
+// ('A : NA'; that node's threads read the original, the others replicas); B,
+// a heap array split between node 0 and the last node ('B[0 : NB]'; every
+// node gets a replica); C, a global array ('C').  Each thread checks with
+// move_pages() every page it reads through its pointer or variable, and sums
+// the item through it (in a called function, and for C in the region's own
+// code).  Three regions per
 // configuration: the first makes the replicas, the second reuses them (no
 // copy), and before the third serial code writes A and the edge of B: the
 // third sees the new data.
@@ -24,15 +28,13 @@
 //
 // N2: guest_readonly: 2 nodes, 2 cpus
 // N4: guest_readonly: 4 nodes, 4 cpus
-// CHECK-COUNT-3: config {{.*}}: PASS
+// CHECK-COUNT-6: config {{.*}}: PASS
 // CHECK: guest_readonly: PASS
 #include "nexttouch_test.h"
 #include <numa.h>
 #include <numaif.h>
 #include <sched.h>
 #include <sys/wait.h>
-
-static ident_t loc = {0, 2, 0, 0, ";guest_readonly.c;region;60;1;;"};
 
 enum { NA = 300000, NB = 100000, NC = 20000, NITEMS = 3 };
 static double C[NC];
@@ -68,7 +70,82 @@ static int pages_off(const char *p, size_t bytes, int node) {
   return off;
 }
 
-static int child(const char *name) {
+// One thread's checks of the items it reads at p[i] (orig[i]: the original,
+// NULL if not known): pages on its node, sums, offsets in the page.
+static void thread_check(const double *const p[NITEMS],
+                         const double *const orig[NITEMS],
+                         const double want[NITEMS], int r, int bad[3]) {
+  static const long lens[NITEMS] = {NA, NB, NC};
+  long pg = nt_pagesize();
+  int me = numa_node_of_cpu(sched_getcpu());
+  for (int i = 0; i < NITEMS; i++) {
+    int off = pages_off((const char *)p[i], lens[i] * sizeof(double), me);
+    if (off)
+      printf("region %d thread %d (node %d): item %d: %d pages elsewhere\n", r,
+             omp_get_thread_num(), me, i, off);
+    bad[0] += off != 0;
+    bad[1] += sum(p[i], lens[i]) != want[i];
+    if (orig[i])
+      bad[2] += ((uintptr_t)p[i] - (uintptr_t)orig[i]) % pg != 0;
+  }
+}
+
+// The region with the clause; returns its number of threads.
+static int region_clause(double *A, double *B, const double want[NITEMS],
+                         int r, int bad[3]) {
+  double *const A0 = A, *const B0 = B;
+  int b0 = 0, b1 = 0, b2 = 0, threads = 0;
+#pragma omp parallel readonly(A : NA, B[0 : NB], C)                             \
+    reduction(+ : b0, b1, b2, threads)
+  {
+    const double *const p[NITEMS] = {A, B, C};
+    const double *const orig[NITEMS] = {A0, B0, NULL};
+    int mine[3] = {0, 0, 0};
+    thread_check(p, orig, want, r, mine);
+    double a = 0; // C through the variable, in the region's own code
+    for (long k = 0; k < NC; k++)
+      a += C[k];
+    mine[1] += a != want[2];
+    b0 += mine[0];
+    b1 += mine[1];
+    b2 += mine[2];
+    threads++;
+  }
+  bad[0] += b0;
+  bad[1] += b1;
+  bad[2] += b2;
+  return threads;
+}
+
+// The region through the entry points, as Clang calls them.
+static int region_api(double *A, double *B, const double want[NITEMS], int r,
+                      int bad[3]) {
+  static ident_t loc = {0, 2, 0, 0, ";guest_readonly.c;region_api;1;1;;"};
+  ro_item_t items[NITEMS] = {
+      {A, NA, sizeof *A, "A"}, {B, NB, sizeof *B, "B"}, {C, 1, sizeof C, "C"}};
+  int b0 = 0, b1 = 0, b2 = 0, threads = 0;
+  void *h = __kmpc_readonly_begin(&loc, 0, NITEMS, items);
+#pragma omp parallel reduction(+ : b0, b1, b2, threads)
+  {
+    void *q[NITEMS];
+    __kmpc_readonly_ptrs(&loc, 0, h, q);
+    const double *const p[NITEMS] = {q[0], q[1], q[2]};
+    const double *const orig[NITEMS] = {A, B, C};
+    int mine[3] = {0, 0, 0};
+    thread_check(p, orig, want, r, mine);
+    b0 += mine[0];
+    b1 += mine[1];
+    b2 += mine[2];
+    threads++;
+  }
+  __kmpc_readonly_end(&loc, 0, h);
+  bad[0] += b0;
+  bad[1] += b1;
+  bad[2] += b2;
+  return threads;
+}
+
+static int child(const char *name, int clause) {
   int nodes = numa_max_node() + 1;
   double *A = malloc(NA * sizeof *A), *B = malloc(NB * sizeof *B);
   for (long i = 0; i < NA; i++)
@@ -81,13 +158,8 @@ static int child(const char *name) {
   move_to((char *)B, sizeof *B * NB / 2, 0);
   move_to((char *)(B + NB / 2), sizeof *B * NB / 2, nodes - 1);
   move_to((char *)C, sizeof C, 0);
-  ro_item_t items[NITEMS] = {{A, NA, sizeof *A, "A"},
-                             {B, NB, sizeof *B, "B"},
-                             {C, 1, sizeof C, "C"}};
-  long lens[NITEMS] = {NA, NB, NC};
   kmp_nexttouch_counters_t c[4];
-  int bad_node = 0, bad_sum = 0, misaligned = 0, threads = 0;
-  long pg = nt_pagesize();
+  int bad[3] = {0, 0, 0}, threads = 0; // node, sum, misaligned
   for (int r = 0; r < 3; r++) {
     c[r] = nt_counters();
     if (r == 2) { // serial writes between regions: a chunk of A, B's edge
@@ -95,31 +167,15 @@ static int child(const char *name) {
       B[0] += 1;
     }
     double want[NITEMS] = {sum(A, NA), sum(B, NB), sum(C, NC)};
-    void *h = __kmpc_readonly_begin(&loc, 0, NITEMS, items);
-#pragma omp parallel reduction(+ : bad_node, bad_sum, misaligned, threads)
-    {
-      void *p[NITEMS];
-      __kmpc_readonly_ptrs(&loc, 0, h, p);
-      int me = numa_node_of_cpu(sched_getcpu());
-      threads++;
-      for (int i = 0; i < NITEMS; i++) {
-        int off = pages_off(p[i], lens[i] * sizeof(double), me);
-        if (off)
-          printf("region %d thread %d (node %d): item %d: %d pages elsewhere\n",
-                 r, omp_get_thread_num(), me, i, off);
-        bad_node += off != 0;
-        bad_sum += sum(p[i], lens[i]) != want[i];
-        misaligned += ((uintptr_t)p[i] - (uintptr_t)items[i].base) % pg != 0;
-      }
-    }
-    __kmpc_readonly_end(&loc, 0, h);
+    if (clause)
+      threads += region_clause(A, B, want, r, bad);
+    else
+      threads += region_api(A, B, want, r, bad);
   }
   c[3] = nt_counters();
-  NT_CHECK(bad_node == 0, "%d (thread, item) pairs read remote memory",
-           bad_node);
-  NT_CHECK(bad_sum == 0, "%d (thread, item) pairs read other data", bad_sum);
-  NT_CHECK(misaligned == 0, "%d pointers change the offset in the page",
-           misaligned);
+  NT_CHECK(bad[0] == 0, "%d (thread, item) pairs read remote memory", bad[0]);
+  NT_CHECK(bad[1] == 0, "%d (thread, item) pairs read other data", bad[1]);
+  NT_CHECK(bad[2] == 0, "%d pointers change the offset in the page", bad[2]);
   unsigned long long made = c[1].readonly_replicas - c[0].readonly_replicas;
   NT_CHECK(made >= 1, "no replica made");
   NT_CHECK(c[3].readonly_replicas == c[1].readonly_replicas,
@@ -151,8 +207,8 @@ static int child(const char *name) {
 }
 
 int main(int argc, char **argv) {
-  if (argc >= 3 && !strcmp(argv[1], "child"))
-    return child(argv[2]);
+  if (argc >= 4 && !strcmp(argv[1], "child"))
+    return child(argv[2], !strcmp(argv[3], "clause"));
   if (argc < 4 || strcmp(argv[1], "all")) {
     fprintf(stderr, "usage: %s all NODES CPUS\n", argv[0]);
     return 2;
@@ -163,15 +219,17 @@ int main(int argc, char **argv) {
            "libnuma sees %d nodes", numa_max_node() + 1);
   const char *binds[] = {"spread", "close", "close"};
   int threads[] = {cpus, cpus, cpus / 2 > 0 ? cpus / 2 : 1};
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 6; k++) {
     char name[96], t[16];
-    snprintf(t, sizeof t, "%d", threads[k]);
-    snprintf(name, sizeof name, "bind=%s threads=%d", binds[k], threads[k]);
-    char *args[] = {argv[0], "child", name, NULL};
+    char *path = k % 2 ? "api" : "clause";
+    snprintf(t, sizeof t, "%d", threads[k / 2]);
+    snprintf(name, sizeof name, "%s bind=%s threads=%d", path, binds[k / 2],
+             threads[k / 2]);
+    char *args[] = {argv[0], "child", name, path, NULL};
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
-      setenv("OMP_PROC_BIND", binds[k], 1);
+      setenv("OMP_PROC_BIND", binds[k / 2], 1);
       setenv("OMP_PLACES", "cores", 1);
       setenv("OMP_NUM_THREADS", t, 1);
       execv("/proc/self/exe", args);
