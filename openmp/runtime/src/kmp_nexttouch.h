@@ -227,6 +227,11 @@ int __kmp_nt_read_maps(kmp_nt_vma **out, int smaps);
 int __kmp_nt_check_range(const kmp_nt_vma *v, int n, uintptr_t start,
                          uintptr_t end);
 
+// The OS id of a thread of the process that blocks SIGSEGV (the first found),
+// its name in name[len]; 0 if none.  A fault on an armed page kills such a
+// thread's process: the kernel cannot deliver the signal to our handler.
+int __kmp_nt_segv_blocker(char *name, size_t len);
+
 // ---------------------------------------------------------------------------
 // Arming (kmp_nexttouch_arm.cpp) and ending it (kmp_nexttouch_disarm.cpp),
 // under __kmp_nt_lock.
