@@ -144,20 +144,26 @@ int __kmp_nt_read_maps(kmp_nt_vma **out, int smaps) {
   return n;
 }
 
-// Is [a, b) inside segments the engine armed (under __kmp_nt_lock)?  Their
-// VMAs are PROT_NONE until the pages are touched.
+// Is [a, b) armed memory of the engine's (under __kmp_nt_lock)?  Armed (or
+// claimed) units are PROT_NONE until the pages are touched; other PROT_NONE
+// memory in a segment's extent (moved there by mremap, or mapped there by
+// the program) is not read-write data.
 static int nt_armed(uintptr_t a, uintptr_t b) {
   while (a < b) {
-    int found = 0;
-    for (int i = 0; i < __kmp_nt_table_hwm && !found; i++) {
+    kmp_nt_segment *in = NULL;
+    for (int i = 0; i < __kmp_nt_table_hwm && !in; i++) {
       kmp_nt_segment *s = __kmp_nt_table[i];
-      if (s && s->base <= a && a < s->end && s->prot & PROT_WRITE) {
-        a = s->end;
-        found = 1;
-      }
+      if (s && s->base <= a && a < s->end && s->prot & PROT_WRITE)
+        in = s;
     }
-    if (!found)
+    if (!in)
       return 0;
+    uintptr_t e = b < in->end ? b : in->end;
+    for (size_t u = (a - in->base) >> in->shift;
+         in->base + (u << in->shift) < e; u++)
+      if (__atomic_load_n(&in->state[u], __ATOMIC_ACQUIRE) == KMP_NT_DONE)
+        return 0;
+    a = e;
   }
   return 1;
 }
