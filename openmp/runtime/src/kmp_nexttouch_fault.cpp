@@ -251,7 +251,9 @@ static int nt_foreign_write(uintptr_t page, void *uc) {
 }
 
 static int nt_hexval(char c) {
-  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0;
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                : 0;
 }
 
 // The bounds of the VMA that holds addr if it is private and inaccessible

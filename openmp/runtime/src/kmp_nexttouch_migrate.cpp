@@ -234,8 +234,8 @@ void __kmp_nt_fixup(kmp_nt_segment *seg, size_t u, size_t n,
 int __kmp_nt_mark = 0;
 
 int __kmp_nt_set_mark(uintptr_t a, size_t len, int on) {
-  return __kmp_nt_mbind((void *)a, len, on ? MPOL_LOCAL : MPOL_DEFAULT, NULL,
-                        0, 0) == 0;
+  return __kmp_nt_mbind((void *)a, len, on ? MPOL_LOCAL : MPOL_DEFAULT, NULL, 0,
+                        0) == 0;
 }
 
 int __kmp_nt_marked(uintptr_t a) {
@@ -252,8 +252,8 @@ void __kmp_nt_probe_mark() {
   if (!p)
     return;
   *(volatile char *)p = 1;
-  __kmp_nt_mark = !__kmp_nt_marked(p) && __kmp_nt_set_mark(p, __kmp_nt_page, 1) &&
-                  __kmp_nt_marked(p);
+  __kmp_nt_mark = !__kmp_nt_marked(p) &&
+                  __kmp_nt_set_mark(p, __kmp_nt_page, 1) && __kmp_nt_marked(p);
   __kmp_nt_private_free((void *)p, __kmp_nt_page);
 }
 
