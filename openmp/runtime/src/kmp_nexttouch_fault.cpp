@@ -11,8 +11,10 @@
  * with the adaptive window, the untouched units after it), migrates the batch
  * to the faulting thread's node -- or, when no team is running, leaves it
  * where it is -- restores the protection and releases the units.  Threads
- * faulting on a claimed unit wait for its release.  Faults that are not ours
- * go to the handler that was installed before ours, or end the process.
+ * faulting on a claimed unit wait for its release.  Armed pages the program
+ * moved (mremap) are known by the engine's mark and opened where they are.
+ * Faults that are not ours (a unit whose page lacks the mark included) go
+ * to the handler that was installed before ours, or end the process.
  * Write faults on readonly list items are handed to kmp_readonly_fault.cpp
  * first.
  */
