@@ -345,8 +345,13 @@ static int nt_open_moved(uintptr_t page) {
   }
   if (lo >= hi)
     return 0;
+  // Protection first, then the mark: another thread faulting here meanwhile
+  // must not find an inaccessible page without it (it would chain the fault
+  // to the program's handler).
+  if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) != 0)
+    return 0;
   __kmp_nt_set_mark(lo, hi - lo, 0);
-  return mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0;
+  return 1;
 }
 
 // Returns 1 if the fault was ours (retry the access), 0 to chain.

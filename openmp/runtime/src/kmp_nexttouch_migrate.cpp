@@ -259,16 +259,33 @@ void __kmp_nt_probe_mark() {
 
 // Give the claimed units [u, u+n) back their protection (and their policy).
 void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n) {
+  // Protection first, then the mark: an inaccessible page never lacks it
+  // (another thread's fault there would be taken for the program's).
   uintptr_t a = seg->base + (u << seg->shift);
-  if (seg->marked)
-    __kmp_nt_set_mark(a, n << seg->shift, 0);
-  if (mprotect((void *)a, n << seg->shift, seg->prot) != 0) {
-    // Most likely the VMA limit (vm.max_map_count): open the whole segment;
-    // its other armed pages lose next-touch but stay correct.
+  size_t len = n << seg->shift;
+  if (mprotect((void *)a, len, seg->prot) == 0) {
+    if (seg->marked)
+      __kmp_nt_set_mark(a, len, 0);
+    return;
+  }
+  KMP_NT_ADD(fail_restore, 1);
+  // Most likely the VMA limit (vm.max_map_count): open the whole segment;
+  // its other armed pages lose next-touch but stay correct.
+  if (mprotect((void *)seg->base, seg->end - seg->base, seg->prot) == 0) {
     if (seg->marked)
       __kmp_nt_set_mark(seg->base, seg->end - seg->base, 0);
-    mprotect((void *)seg->base, seg->end - seg->base, seg->prot);
-    KMP_NT_ADD(fail_restore, 1);
+    return;
+  }
+  // A unit whose page the program unmapped or moved away (a hole: the kernel
+  // changed only part of the run): unit by unit, so that no page is left
+  // inaccessible without the mark.
+  size_t usz = (size_t)1 << seg->shift;
+  for (size_t i = 0; i < n; i++) {
+    uintptr_t p = a + i * usz;
+    if (mprotect((void *)p, usz, seg->prot) != 0)
+      continue;
+    if (seg->marked)
+      __kmp_nt_set_mark(p, usz, 0);
   }
 }
 
