@@ -191,6 +191,14 @@ static void check_all(void) {
                steps_done, step_name, b, p, prot, want, x->armed, x->ro);
       if (prot != want && prot == (x->ro ? PROT_READ : PROT_READ | PROT_WRITE))
         x->armed = ARM_NO; // report once
+      if (trace && prot == PROT_NONE) {
+        int mode = -1;
+        syscall(SYS_get_mempolicy, &mode, NULL, 0UL, a, 2UL /*MPOL_F_ADDR*/);
+        if (mode != 4 /*MPOL_LOCAL*/)
+          printf("  step %ld: buffer %d page %d (armed %d) PROT_NONE "
+                 "without the mark (policy %d)\n",
+                 steps_done, b, p, x->armed, mode);
+      }
       // Node (the guest, exact window, accessible pages).
       if (nodes_known && !x->armed && x->node == -2)
         x->node = node_of(a);
@@ -510,8 +518,10 @@ static void on_segv(int sig, siginfo_t *si, void *uc) {
       signal(SIGSEGV, SIG_DFL); // step_ro_write's child: die by it
       return;
     }
-  printf("SIGSEGV at %#lx (code %d) in step %ld (%s)\n", (unsigned long)a,
-         si->si_code, steps_done, step_name);
+  int mode = -1;
+  syscall(SYS_get_mempolicy, &mode, NULL, 0UL, (void *)a, 2UL /*F_ADDR*/);
+  printf("SIGSEGV at %#lx (code %d, policy %d) in step %ld (%s)\n",
+         (unsigned long)a, si->si_code, mode, steps_done, step_name);
   for (int b = 0; b < NBUF; b++)
     if (a >= (uintptr_t)bufs[b] && a < (uintptr_t)bufs[b] + NPG * pg) {
       struct page *x = &m[b][(a - (uintptr_t)bufs[b]) / pg];
