@@ -134,7 +134,8 @@ int main(int argc, char **argv) {
         set_phase(1); // the thread blocks SIGSEGV while pages are armed
         wait_phase(2);
       }
-      buf[0] += 0; // one page touched; the others stay armed
+      // One page touched; the others stay armed.
+      ((volatile char *)buf)[0] += 0;
     }
   }
   kmp_nexttouch_counters_t c = nt_counters();

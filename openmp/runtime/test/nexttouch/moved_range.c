@@ -82,7 +82,7 @@ int main(int argc, char **argv) {
 #pragma omp parallel num_threads(2)
     {
       if (omp_get_thread_num() == 0) {
-        buf[0] += 0;
+        ((volatile unsigned char *)buf)[0] += 0;
         moved = (unsigned char *)mremap(buf + pg, len, len,
                                         MREMAP_MAYMOVE | MREMAP_FIXED, dst);
       }
@@ -99,7 +99,7 @@ int main(int argc, char **argv) {
   } else {
 #pragma omp parallel num_threads(2)
     if (omp_get_thread_num() == 0)
-      buf[0] += 0;
+      ((volatile unsigned char *)buf)[0] += 0;
     NT_CHECK(nt_maps_prot(buf + pg) == PROT_NONE, "not armed");
     moved = (unsigned char *)mremap(buf + pg, len, newlen,
                                     MREMAP_MAYMOVE | MREMAP_FIXED, dst);
