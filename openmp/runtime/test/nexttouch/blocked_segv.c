@@ -162,6 +162,7 @@ int main(int argc, char **argv) {
 #pragma omp parallel num_threads(2)
   buf[omp_get_thread_num() * pg] += 0;
   kmp_nexttouch_counters_t d = nt_counters();
-  NT_CHECK(d.pages_armed > c.pages_armed, "not armed again after the thread ended");
+  NT_CHECK(d.pages_armed > c.pages_armed,
+           "not armed again after the thread ended");
   return nt_done("blocked_segv");
 }

@@ -52,12 +52,12 @@ enum { NBUF = 3, NPG = 48, MAXT = 16 };
 enum { ARM_NO = 0, ARM_YES = 1, ARM_MOVED = 2 };
 
 struct page {
-  uint64_t id; // what the bytes are made of
+  uint64_t id;      // what the bytes are made of
   uint64_t version; // the first 8 bytes
-  int ro; // the program made it read-only
-  int armed; // ARM_*
-  int node; // where it must be (-1: not checked, -2: look again)
-  int cow; // shared with a child since a fork: a write may copy it
+  int ro;           // the program made it read-only
+  int armed;        // ARM_*
+  int node;         // where it must be (-1: not checked, -2: look again)
+  int cow;          // shared with a child since a fork: a write may copy it
 };
 
 static long pg;
@@ -95,9 +95,9 @@ static int node_of(char *a) {
 }
 
 static void new_buffer(int b, char *at) {
-  char *p = (char *)mmap(at, NPG * pg, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS | (at ? MAP_FIXED : 0),
-                         -1, 0);
+  char *p =
+      (char *)mmap(at, NPG * pg, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | (at ? MAP_FIXED : 0), -1, 0);
   if (p == MAP_FAILED) {
     perror("mmap");
     exit(2);
@@ -137,7 +137,8 @@ static void read_maps(void) {
     char *e;
     vmas[nvmas].lo = strtoul(s, &e, 16);
     vmas[nvmas].hi = strtoul(e + 1, &e, 16);
-    vmas[nvmas].prot = (e[1] == 'r' ? PROT_READ : 0) | (e[2] == 'w' ? PROT_WRITE : 0);
+    vmas[nvmas].prot =
+        (e[1] == 'r' ? PROT_READ : 0) | (e[2] == 'w' ? PROT_WRITE : 0);
     nvmas++;
     s = strchr(e, '\n');
     if (!s)
@@ -204,9 +205,10 @@ static void check_all(void) {
         x->node = node_of(a);
       if (nodes_known && exact && !x->armed && x->node >= 0) {
         int nd = node_of(a);
-        NT_CHECK(nd == x->node, "step %ld (%s): buffer %d page %d on node %d, "
-                                "model %d", steps_done, step_name, b, p, nd,
-                 x->node);
+        NT_CHECK(nd == x->node,
+                 "step %ld (%s): buffer %d page %d on node %d, "
+                 "model %d",
+                 steps_done, step_name, b, p, nd, x->node);
         if (nd >= 0)
           x->node = nd;
       }
@@ -280,8 +282,10 @@ static void request(int b, int p0, int p1, int rc) {
   int got = kmp_nexttouch(s, e - s);
   if (trace)
     printf("  request buffer %d pages %d-%d: %d\n", b, p0, p1 - 1, got);
-  NT_CHECK(request_ok(got, rc), "step %ld: request of buffer %d pages %d-%d: %d, "
-                      "model %d", steps_done, b, p0, p1 - 1, got, rc);
+  NT_CHECK(request_ok(got, rc),
+           "step %ld: request of buffer %d pages %d-%d: %d, "
+           "model %d",
+           steps_done, b, p0, p1 - 1, got, rc);
   if (got == 0)
     add_pending(b, p0, p1);
 }
@@ -331,7 +335,8 @@ static void step_region(void) {
         tb[n] = b;
         tp[n++] = p;
       }
-  int rb[MAXT], r0[MAXT], r1[MAXT], rc[MAXT], want[MAXT], nreq = rnd(2) ? nt : 0;
+  int rb[MAXT], r0[MAXT], r1[MAXT], rc[MAXT], want[MAXT],
+      nreq = rnd(2) ? nt : 0;
   if (getenv("NT_MODEL_NOREQ"))
     nreq = 0;
   for (int t = 0; t < nreq && t < MAXT; t++) {
@@ -368,8 +373,9 @@ static void step_region(void) {
     touched(x, x->armed == ARM_MOVED ? -1 : tnode[i], !x->ro);
   }
   for (int t = 0; t < nreq && t < MAXT; t++) {
-    NT_CHECK(request_ok(rc[t], want[t]), "step %ld: thread %d's request: %d, model %d",
-             steps_done, t, rc[t], want[t]);
+    NT_CHECK(request_ok(rc[t], want[t]),
+             "step %ld: thread %d's request: %d, model %d", steps_done, t,
+             rc[t], want[t]);
     if (rc[t] == 0)
       add_pending(rb[t], r0[t], r1[t]);
   }
@@ -503,8 +509,8 @@ static void step_fork(void) {
   }
   int st = 0;
   waitpid(pid, &st, 0);
-  NT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-           "step %ld: child status %#x", steps_done, st);
+  NT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "step %ld: child status %#x",
+           steps_done, st);
 }
 
 // With NT_MODEL_TRACE: a fault that reaches the program says which page.
@@ -560,9 +566,9 @@ int main(int argc, char **argv) {
   for (int b = 0; b < NBUF; b++)
     new_buffer(b, NULL);
   nodes_known = m[0][0].node >= 0 && getenv("NT_MODEL_NODES") != NULL;
-  static const char *names[] = {"request", "region", "serial", "mprotect",
-                                "disarm", "remap", "mremap", "fork",
-                                "ro-write"};
+  static const char *names[] = {"request",  "region", "serial",
+                                "mprotect", "disarm", "remap",
+                                "mremap",   "fork",   "ro-write"};
   long count[9] = {0};
   for (steps_done = 0; steps_done < steps && nt_failures < 20; steps_done++) {
     int w = rnd(100), op;

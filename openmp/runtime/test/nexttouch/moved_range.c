@@ -19,10 +19,12 @@
 // RUN: %libomp-compile
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 OMP_NUM_THREADS=2 \
 // RUN:   %libomp-run move | FileCheck %s
-// RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run grow | FileCheck %s
+// RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run grow \
+// RUN:   | FileCheck %s
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 OMP_NUM_THREADS=2 \
 // RUN:   %libomp-run region | FileCheck %s
-// RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run readonly | FileCheck %s
+// RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run readonly \
+// RUN:   | FileCheck %s
 // REQUIRES: linux
 // CHECK: moved_range: PASS
 #include "nexttouch_test.h"
@@ -46,7 +48,7 @@ static char *reserve(size_t bytes) {
 }
 
 static void check_bytes(const char *what, const unsigned char *p, long from,
-                         long to) {
+                        long to) {
   long bad = 0;
   for (long i = from; i < to; i++)
     bad += p[i - from] != val(i);
@@ -135,7 +137,8 @@ int main(int argc, char **argv) {
 #pragma omp parallel num_threads(2)
   moved[omp_get_thread_num() * pg] += 0;
   kmp_nexttouch_counters_t c1 = nt_counters();
-  NT_CHECK(c1.fail_arm - c0.fail_arm == N - 1, "%llu old units dropped, want %d",
+  NT_CHECK(c1.fail_arm - c0.fail_arm == N - 1,
+           "%llu old units dropped, want %d",
            (unsigned long long)(c1.fail_arm - c0.fail_arm), N - 1);
   NT_CHECK(c1.pages_armed - c0.pages_armed == newlen / pg,
            "%llu pages armed again, want %zu",

@@ -91,7 +91,8 @@ int main(int argc, char **argv) {
         long at = rnd(&s) % NA, len = 1 + rnd(&s) % (NA / 4);
         if (at + len > NA)
           len = NA - at;
-        req_fail += kmp_nexttouch(A + at * pg + rnd(&s) % 64, len * pg - 64) != 0;
+        req_fail +=
+            kmp_nexttouch(A + at * pg + rnd(&s) % 64, len * pg - 64) != 0;
       }
 #pragma omp for schedule(dynamic, 3) nowait
       for (long p = 0; p < NA; p++) {
