@@ -259,15 +259,13 @@ void __kmp_nt_probe_mark() {
 
 // Give the claimed units [u, u+n) back their protection (and their policy).
 void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n) {
-  // Protection first, then the mark: an inaccessible page never lacks it
-  // (another thread's fault there would be taken for the program's).
+  // The units are claimed: other threads' faults there wait for them.
   uintptr_t a = seg->base + (u << seg->shift);
   size_t len = n << seg->shift;
-  if (mprotect((void *)a, len, seg->prot) == 0) {
-    if (seg->marked)
-      __kmp_nt_set_mark(a, len, 0);
+  if (seg->marked)
+    __kmp_nt_set_mark(a, len, 0);
+  if (mprotect((void *)a, len, seg->prot) == 0)
     return;
-  }
   KMP_NT_ADD(fail_restore, 1);
   // Most likely the VMA limit (vm.max_map_count): open the whole segment;
   // its other armed pages lose next-touch but stay correct.
