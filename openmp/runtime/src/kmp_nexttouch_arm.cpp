@@ -150,13 +150,18 @@ static void nt_drop_stale(const kmp_nt_vma *v, int n) {
       while (j < n && v[j].end <= a)
         j++;
       // Ours only if one PROT_NONE VMA holds the whole unit, with the mark
-      // if the segment is marked (one VMA, one policy: asked once per VMA).
+      // if the segment is marked.  A VMA has one policy, so a unit found
+      // marked vouches for the rest of its VMA.  An answer without the mark
+      // vouches for nothing: the VMAs were read earlier, and since then a
+      // fault may have claimed units of that VMA and begun to restore them
+      // (the mark goes first), splitting it.  Such a unit fails the exchange
+      // below; one still armed when asked has the mark unless it is not ours.
       if (j < n && v[j].start <= a && b <= v[j].end && v[j].prot == PROT_NONE) {
-        if (s->marked && jm != j) {
-          jm = j;
-          jmarked = __kmp_nt_marked(a);
-        }
-        if (!s->marked || jmarked)
+        if (!s->marked || (jm == j && jmarked))
+          continue;
+        jm = j;
+        jmarked = __kmp_nt_marked(a);
+        if (jmarked)
           continue;
       }
       if (__atomic_compare_exchange_n(&s->state[u], &st, KMP_NT_CLAIMED, false,
