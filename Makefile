@@ -3,6 +3,7 @@
 #   make demo            start here: build what is missing, run demo/ in a 4-node guest
 #   make                 deps + patched source + clang + libomp -> build/bin/clang
 #   make check           the project's tests (clang, libomp, NUMA guest) with lit
+#   make check-stress    the stress and randomized model tests, long
 #   make bench           the distribution benchmark (host + 2-node guest), CSV + plot
 #   make check-upstream  upstream clang/test/OpenMP and openmp/runtime/test
 #   make patches         regenerate patches/ from build/src/llvm-project's commits
@@ -114,6 +115,17 @@ check: toolchain
 	NEXTTOUCH_REQUIRE_GUEST=1 bash scripts/run-lit.sh $(LIT_OPTS) --show-pass -j$(LIT_JOBS) \
 	  $(CLANG_BUILD)/test/OpenMP $(OMP_BUILD)/runtime/test/nexttouch \
 	  --filter 'nexttouch|readonly'
+
+# The long runs of the stress and randomized model tests (stress.c, model.c
+# and their NUMA-guest variants guest_stress.c, guest_model.c): the same lit
+# tests with NT_STRESS_SCALE times the regions/steps of 'make check'.
+# NT_STRESS_SCALE=20 takes about 25 minutes on 2 cores.
+NT_STRESS_SCALE ?= 20
+.PHONY: check-stress
+check-stress: toolchain
+	NT_STRESS_SCALE=$(NT_STRESS_SCALE) NEXTTOUCH_REQUIRE_GUEST=1 \
+	  bash scripts/run-lit.sh $(LIT_OPTS) --show-pass -j$(LIT_JOBS) \
+	  $(OMP_BUILD)/runtime/test/nexttouch --filter 'model|stress'
 
 check-clang:
 	bash scripts/run-lit.sh $(LIT_OPTS) -j$(LIT_JOBS) $(CLANG_BUILD)/test/OpenMP --filter 'nexttouch|readonly'

@@ -163,6 +163,7 @@ struct kmp_nt_segment {
   unsigned shift; // log2 of the unit: the page, or a THP block
   int prot; // protection to restore
   int pol_mode; // memory policy to restore after mbind
+  int marked; // armed units carry the mark (MPOL_LOCAL; see below)
   unsigned long pol_mask[KMP_NT_MASK_WORDS];
   kmp_uint64 armed_at; // parallel regions forked before it was armed
   size_t nunits;
@@ -205,6 +206,16 @@ long __kmp_nt_get_mempolicy(int *mode, unsigned long *mask,
                             unsigned long flags);
 kmp_uint64 __kmp_nt_now_ns();
 
+// The mark on the pages the engine protects (kmp_nexttouch_migrate.cpp): the
+// VMA policy MPOL_LOCAL where the range had the default policy.  The kernel
+// moves it with the mapping (mremap) and a new mapping does not have it, so
+// in the fault path an inaccessible page is the engine's if and only if it
+// has the mark.  __kmp_nt_mark: the kernel supports it (probed at start-up).
+extern int __kmp_nt_mark;
+void __kmp_nt_probe_mark();
+int __kmp_nt_set_mark(uintptr_t a, size_t len, int on); // 1 if done
+int __kmp_nt_marked(uintptr_t a);
+
 // ---------------------------------------------------------------------------
 // The VMAs (kmp_nexttouch_maps.cpp)
 
@@ -226,6 +237,11 @@ int __kmp_nt_read_maps(kmp_nt_vma **out, int smaps);
 // is fine).
 int __kmp_nt_check_range(const kmp_nt_vma *v, int n, uintptr_t start,
                          uintptr_t end);
+
+// The OS id of a thread of the process that blocks SIGSEGV (the first found),
+// its name in name[len]; 0 if none.  A fault on an armed page kills such a
+// thread's process: the kernel cannot deliver the signal to our handler.
+int __kmp_nt_segv_blocker(char *name, size_t len);
 
 // ---------------------------------------------------------------------------
 // Arming (kmp_nexttouch_arm.cpp) and ending it (kmp_nexttouch_disarm.cpp),

@@ -130,7 +130,8 @@ static nt_interval *nt_exclusions(int *n) {
 // Stale units: armed pages are PROT_NONE.  Where the VMA over an armed unit is
 // now something else (the program unmapped it, mapped something new there,
 // or changed its protection), the unit is no longer the engine's: it is
-// dropped without touching the mapping, and counted in fail_arm.  Checked
+// dropped without touching the mapping's protection, and counted in
+// fail_arm.  Checked
 // whenever the engine reads the VMAs anyway (arming) and before it restores
 // protections outside the fault path (disarming, shutdown).
 
@@ -139,7 +140,7 @@ static void nt_drop_stale(const kmp_nt_vma *v, int n) {
     kmp_nt_segment *s = __kmp_nt_table[i];
     if (!s || !__atomic_load_n(&s->armed_units, __ATOMIC_ACQUIRE))
       continue;
-    int j = 0;
+    int j = 0, jm = -1, jmarked = 0;
     for (size_t u = 0; u < s->nunits; u++) {
       unsigned char st = __atomic_load_n(&s->state[u], __ATOMIC_ACQUIRE);
       if (!(st & KMP_NT_ARMED))
@@ -148,11 +149,27 @@ static void nt_drop_stale(const kmp_nt_vma *v, int n) {
       uintptr_t b = a + ((uintptr_t)1 << s->shift);
       while (j < n && v[j].end <= a)
         j++;
-      // Ours only if one PROT_NONE VMA holds the whole unit.
-      if (j < n && v[j].start <= a && b <= v[j].end && v[j].prot == PROT_NONE)
-        continue;
+      // Ours only if one PROT_NONE VMA holds the whole unit, with the mark
+      // if the segment is marked.  A VMA has one policy, so a unit found
+      // marked vouches for the rest of its VMA.  An answer without the mark
+      // vouches for nothing: the VMAs were read earlier, and since then a
+      // fault may have claimed units of that VMA and begun to restore them
+      // (the mark goes first), splitting it.  Such a unit fails the exchange
+      // below; one still armed when asked has the mark unless it is not ours.
+      if (j < n && v[j].start <= a && b <= v[j].end && v[j].prot == PROT_NONE) {
+        if (!s->marked || (jm == j && jmarked))
+          continue;
+        jm = j;
+        jmarked = __kmp_nt_marked(a);
+        if (jmarked)
+          continue;
+      }
       if (__atomic_compare_exchange_n(&s->state[u], &st, KMP_NT_CLAIMED, false,
                                       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        // A mapping still there keeps its protection; the engine's mark
+        // (if it is still on it) goes.
+        if (s->marked && j < n && v[j].start <= a && __kmp_nt_marked(a))
+          __kmp_nt_set_mark(a, b - a, 0);
         __kmp_nt_done(s, u, 1);
         KMP_NT_ADD(fail_arm, __kmp_nt_unit_pages(s));
       }
@@ -177,6 +194,18 @@ static int nt_cmp_range(const void *a, const void *b) {
   if (x->start != y->start)
     return x->start < y->start ? -1 : 1;
   return x->end < y->end ? -1 : x->end > y->end;
+}
+
+// Mark (if seg is marked) and protect [a, a+len); 1 if done, else nothing
+// is changed.
+static int nt_protect(const kmp_nt_segment *seg, uintptr_t a, size_t len) {
+  if (seg->marked && !__kmp_nt_set_mark(a, len, 1))
+    return 0;
+  if (mprotect((void *)a, len, PROT_NONE) == 0)
+    return 1;
+  if (seg->marked)
+    __kmp_nt_set_mark(a, len, 0);
+  return 0;
 }
 
 // Give seg a copy of the requested items that meet it (__kmp_nt_items is
@@ -229,6 +258,8 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
   if (__kmp_nt_get_mempolicy(&seg->pol_mode, seg->pol_mask, KMP_NT_MAXNODE,
                              (void *)start, MPOL_F_ADDR) != 0)
     seg->pol_mode = MPOL_DEFAULT;
+  // A range with a policy of its own keeps it while armed (not marked).
+  seg->marked = __kmp_nt_mark && seg->pol_mode == MPOL_DEFAULT;
 
   // Where is each unit now?  Units not populated are left alone: their first
   // touch allocates them on the toucher's node anyway.
@@ -280,8 +311,7 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
     size_t e = u;
     while (e < seg->nunits && (seg->state[e] & KMP_NT_ARMED))
       e++;
-    if (mprotect((void *)(start + (u << seg->shift)), (e - u) << seg->shift,
-                 PROT_NONE) != 0) {
+    if (!nt_protect(seg, start + (u << seg->shift), (e - u) << seg->shift)) {
       for (size_t i = u; i < e; i++)
         seg->state[i] = KMP_NT_DONE;
       __atomic_fetch_sub(&seg->armed_units, e - u, __ATOMIC_RELEASE);
@@ -345,7 +375,7 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
         __atomic_store_n(&seg->state[cand[e]],
                          (unsigned char)(KMP_NT_ARMED | nd), __ATOMIC_RELEASE);
       }
-      if (mprotect(pages[i], (e - i) * usz, PROT_NONE) != 0) {
+      if (!nt_protect(seg, (uintptr_t)pages[i], (e - i) * usz)) {
         for (int t = i; t < e; t++) {
           seg->state[cand[t]] = KMP_NT_CLAIMED;
           __kmp_nt_done(seg, cand[t], 1);

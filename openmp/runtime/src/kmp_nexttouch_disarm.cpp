@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kmp_nexttouch.h"
+#include "kmp_i18n.h"
 
 #include <errno.h>
 #if KMP_NEXTTOUCH_SUPPORTED
@@ -138,6 +139,45 @@ static void nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
 }
 
 // ---------------------------------------------------------------------------
+// Threads that block SIGSEGV: the kernel kills the process when one of them
+// touches an armed page (no handler runs; see __kmp_nt_segv_blocker).  At
+// every fork that would arm and every join while pages are armed, the engine
+// looks for such a thread; while one exists nothing is armed: the pending
+// requests are dropped (fail_arm) and what is armed is disarmed in place
+// (pages_disarmed), with a warning naming the thread.  Returns 1 then.
+
+static int nt_segv_guard() {
+  char name[32];
+  int tid = __kmp_nt_segv_blocker(name, sizeof name);
+  if (!tid)
+    return 0;
+  kmp_uint64 pending = 0;
+  for (int i = 0; i < __kmp_nt_npending; i++)
+    pending += (__kmp_nt_pending[i].end - __kmp_nt_pending[i].start) >>
+               __kmp_nt_page_shift;
+  KMP_NT_ADD(fail_arm, pending);
+  __kmp_nt_npending = 0;
+  __kmp_nt_nitems = 0;
+  TCW_4(__kmp_nexttouch_pending, 0);
+  kmp_uint64 before = __kmp_nt_cnt.pages_disarmed;
+  if (TCR_4(__kmp_nexttouch_armed))
+    nt_disarm_range(0, 0, 0);
+  kmp_uint64 pages = pending + (__kmp_nt_cnt.pages_disarmed - before);
+  // One warning per thread (the last few remembered), at most 16.
+  static int warned[4], nwarned = 0, warnings = 0;
+  for (int i = 0; i < 4; i++)
+    if (warned[i] == tid)
+      return 1;
+  warned[nwarned++ % 4] = tid;
+  if (warnings++ < 16) {
+    char num[32];
+    KMP_SNPRINTF(num, sizeof num, "%" KMP_UINT64_SPEC, pages);
+    KMP_WARNING(NextTouchSegvBlocked, tid, name[0] ? name : "?", num);
+  }
+  return 1;
+}
+
+// ---------------------------------------------------------------------------
 // fork(2): the child has one thread.  Nobody else is in the engine's lock
 // (prepare takes it), and a unit claimed by a thread the child does not have
 // is released where it is.
@@ -196,7 +236,7 @@ void __kmp_nexttouch_fork(ident_t *loc, int gtid, kmp_team_t *team) {
   if (!TCR_4(__kmp_nexttouch_pending))
     return;
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
-  if (__kmp_nt_npending)
+  if (__kmp_nt_npending && !nt_segv_guard())
     __kmp_nt_arm_pending();
   __kmp_release_bootstrap_lock(&__kmp_nt_lock);
 #else
@@ -214,10 +254,10 @@ void __kmp_nexttouch_join(ident_t *loc, int gtid, kmp_team_t *team) {
   if (!TCR_4(__kmp_nexttouch_armed))
     return;
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
-  if (__kmp_nexttouch_lifetime > 0)
+  nt_sweep(); // frees what the region touched; most joins end here
+  if (TCR_4(__kmp_nexttouch_armed) && !nt_segv_guard() &&
+      __kmp_nexttouch_lifetime > 0)
     nt_disarm_range(0, 0, 1);
-  else
-    nt_sweep();
   __kmp_release_bootstrap_lock(&__kmp_nt_lock);
 #else
   (void)gtid;

@@ -11,8 +11,10 @@
  * with the adaptive window, the untouched units after it), migrates the batch
  * to the faulting thread's node -- or, when no team is running, leaves it
  * where it is -- restores the protection and releases the units.  Threads
- * faulting on a claimed unit wait for its release.  Faults that are not ours
- * go to the handler that was installed before ours, or end the process.
+ * faulting on a claimed unit wait for its release.  Armed pages the program
+ * moved (mremap) are known by the engine's mark and opened where they are.
+ * Faults that are not ours (a unit whose page lacks the mark included) go
+ * to the handler that was installed before ours, or end the process.
  * Write faults on readonly list items are handed to kmp_readonly_fault.cpp
  * first.
  */
@@ -29,8 +31,10 @@
 
 #if KMP_NEXTTOUCH_SUPPORTED
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <ucontext.h>
@@ -221,26 +225,133 @@ static size_t nt_batch_limit(const kmp_nt_segment *seg, size_t u, size_t wu,
   return lim > u ? lim : u + 1;
 }
 
+// Can the page be read?  process_vm_readv() on ourselves asks the kernel,
+// without faulting.
+static int nt_readable(uintptr_t page) {
+  char byte;
+  struct iovec local = {&byte, 1}, remote = {(void *)page, 1};
+  return syscall(SYS_process_vm_readv, (long)getpid(), &local, 1UL, &remote,
+                 1UL, 0UL) == 1;
+}
+
 // A write fault on a page that can be read is not on a page the engine
 // protected (those are PROT_NONE): the program made the page read-only, or
 // mapped something new where a range was armed.  Known only where the
 // context says whether the access was a write (x86-64's page-fault error
-// code); process_vm_readv() on ourselves asks the kernel whether the page
-// can be read, without faulting.
+// code).
 static int nt_foreign_write(uintptr_t page, void *uc) {
 #if KMP_ARCH_X86_64 && defined(REG_ERR)
   const ucontext_t *ctx = (const ucontext_t *)uc;
   if (!ctx || !(ctx->uc_mcontext.gregs[REG_ERR] & 2))
     return 0;
-  char byte;
-  struct iovec local = {&byte, 1}, remote = {(void *)page, 1};
-  return syscall(SYS_process_vm_readv, (long)getpid(), &local, 1UL, &remote,
-                 1UL, 0UL) == 1;
+  return nt_readable(page);
 #else
   (void)page;
   (void)uc;
   return 0;
 #endif
+}
+
+static int nt_hexval(char c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                : 0;
+}
+
+// The bounds of the VMA that holds addr if it is private and inaccessible
+// ("---p"), from /proc/self/maps read through a small buffer (the handler may
+// run on a small alternate stack).  Returns 1 if so.
+static int nt_none_vma(uintptr_t addr, uintptr_t *lo, uintptr_t *hi) {
+  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  char buf[256], perm[4] = {0, 0, 0, 0};
+  uintptr_t a = 0, b = 0;
+  int field = 0, k = 0, found = 0, done = 0; // fields: start, end, perms, rest
+  while (!done) {
+    ssize_t r = read(fd, buf, sizeof buf);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      break;
+    for (ssize_t i = 0; i < r && !done; i++) {
+      char c = buf[i];
+      if (field == 0) {
+        if (c == '-')
+          field = 1;
+        else
+          a = a * 16 + nt_hexval(c);
+      } else if (field == 1) {
+        if (c == ' ')
+          field = 2, k = 0;
+        else
+          b = b * 16 + nt_hexval(c);
+      } else if (field == 2) {
+        perm[k++] = c;
+        if (k == 4)
+          field = 3;
+      } else if (c == '\n') {
+        if (a <= addr && addr < b) {
+          found = perm[0] == '-' && perm[1] == '-' && perm[2] == '-' &&
+                  perm[3] == 'p';
+          *lo = a;
+          *hi = b;
+          done = 1;
+        }
+        a = b = 0;
+        field = 0;
+      }
+    }
+  }
+  close(fd);
+  return found;
+}
+
+// A fault on a page that carries the engine's mark and cannot be read, where
+// no unit is armed: armed pages the program moved (mremap; the units at the
+// old address are dropped as stale at the next arming).  The new address is
+// outside every segment, or in one where the unit is done (a range the
+// program unmapped).  They are opened where they are, as a serial touch
+// would open them: the run of the VMA around the fault that holds no armed
+// or claimed unit gets its policy and protection back (armed ranges are
+// read-write).  Called inside the table (__kmp_nt_handlers_active).
+// Returns 1 if it did.
+static int nt_open_moved(uintptr_t page) {
+  uintptr_t lo, hi;
+  if (!__kmp_nt_mark || !__kmp_nt_marked(page) || nt_readable(page) ||
+      !nt_none_vma(page, &lo, &hi))
+    return 0;
+  int hwm = __atomic_load_n(&__kmp_nt_table_hwm, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < hwm; i++) {
+    kmp_nt_segment *s = __atomic_load_n(&__kmp_nt_table[i], __ATOMIC_ACQUIRE);
+    if (!s || s->end <= lo || s->base >= hi)
+      continue;
+    uintptr_t usz = (uintptr_t)1 << s->shift;
+    uintptr_t a = s->base > lo ? s->base : lo, b = s->end < hi ? s->end : hi;
+    size_t u1 = (b - s->base + usz - 1) >> s->shift;
+    for (size_t u = (a - s->base) >> s->shift; u < u1; u++) {
+      if (__atomic_load_n(&s->state[u], __ATOMIC_ACQUIRE) == KMP_NT_DONE)
+        continue;
+      uintptr_t ua = s->base + (u << s->shift), ue = ua + usz;
+      if (ue <= page) {
+        lo = ue;
+      } else if (ua > page) {
+        hi = ua;
+        break;
+      } else {
+        return 0; // the unit of the fault is armed: not moved memory
+      }
+    }
+  }
+  if (lo >= hi)
+    return 0;
+  // Protection first, then the mark: another thread faulting here meanwhile
+  // must not find an inaccessible page without it (it would chain the fault
+  // to the program's handler).
+  if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) != 0)
+    return 0;
+  __kmp_nt_set_mark(lo, hi - lo, 0);
+  return 1;
 }
 
 // Returns 1 if the fault was ours (retry the access), 0 to chain.
@@ -263,10 +374,11 @@ static int nt_fault(uintptr_t addr, void *uc) {
     }
   }
   if (!seg) {
+    int moved = nt_open_moved(page);
     __atomic_fetch_sub(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
     // A segment disarmed since the fault has its protection restored: retry
     // once.  Anything else faults again at the same page and is chained.
-    return gen > 1;
+    return moved || gen > 1;
   }
   kmp_uint64 t0 = __kmp_nt_now_ns();
   size_t u = (addr - seg->base) >> seg->shift;
@@ -278,8 +390,12 @@ static int nt_fault(uintptr_t addr, void *uc) {
                                        false, __ATOMIC_ACQ_REL,
                                        __ATOMIC_ACQUIRE))
         continue;
-      if (nt_foreign_write(addr & ~((uintptr_t)__kmp_nt_page - 1), uc)) {
-        // Not armed any more: drop the unit without touching the mapping.
+      // Not armed any more if the page can be read and this is a write, or
+      // if the page lacks the mark (the program mapped something new here,
+      // e.g. a PROT_NONE guard page): drop the unit without touching the
+      // mapping, and chain.
+      if (nt_foreign_write(page, uc) ||
+          (seg->marked && !__kmp_nt_marked(page))) {
         __kmp_nt_done(seg, u, 1);
         KMP_NT_ADD(fail_arm, __kmp_nt_unit_pages(seg));
         __atomic_fetch_sub(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
@@ -354,7 +470,9 @@ static int nt_fault(uintptr_t addr, void *uc) {
         sched_yield();
       continue;
     }
-    break; // released meanwhile
+    // Released meanwhile (retry), or moved memory where a unit is done.
+    nt_open_moved(page);
+    break;
   }
   KMP_NT_ADD(faults, 1);
   KMP_NT_ADD(fault_ns, __kmp_nt_now_ns() - t0);

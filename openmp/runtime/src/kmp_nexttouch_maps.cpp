@@ -1,10 +1,11 @@
 /*
  * kmp_nexttouch_maps.cpp -- affinity-on-next-touch: the process's VMAs as
- * /proc/self/maps (or smaps, for AnonHugePages) lists them, and which ranges
- * a request may arm.
+ * /proc/self/maps (or smaps, for AnonHugePages) lists them, which ranges a
+ * request may arm, and which threads block SIGSEGV (/proc/self/task).
  *
- * Runs when a request is made and when requests are armed, and when a
- * readonly region starts (kmp_readonly.cpp); never in a signal handler.
+ * Runs when a request is made, when requests are armed, at the join of a
+ * team while pages are armed, and when a readonly region starts
+ * (kmp_readonly.cpp); never in a signal handler.
  */
 
 //===----------------------------------------------------------------------===//
@@ -18,11 +19,14 @@
 #include "kmp_nexttouch.h"
 
 #if KMP_NEXTTOUCH_SUPPORTED
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 static uintptr_t nt_hex(const char *&s) {
@@ -141,20 +145,35 @@ int __kmp_nt_read_maps(kmp_nt_vma **out, int smaps) {
   return n;
 }
 
-// Is [a, b) inside segments the engine armed (under __kmp_nt_lock)?  Their
-// VMAs are PROT_NONE until the pages are touched.
+// Can the page be read now?  Asked of the kernel, without faulting.
+static int nt_readable_now(uintptr_t page) {
+  char byte;
+  struct iovec local = {&byte, 1}, remote = {(void *)page, 1};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1;
+}
+
+// Is [a, b) armed memory of the engine's (under __kmp_nt_lock)?  Armed (or
+// claimed) units are PROT_NONE until the pages are touched; other PROT_NONE
+// memory in a segment's extent (moved there by mremap, or mapped there by
+// the program) is not read-write data.  A unit done since the VMAs were read
+// (a fault in a running region) is read-write again by now.
 static int nt_armed(uintptr_t a, uintptr_t b) {
   while (a < b) {
-    int found = 0;
-    for (int i = 0; i < __kmp_nt_table_hwm && !found; i++) {
+    kmp_nt_segment *in = NULL;
+    for (int i = 0; i < __kmp_nt_table_hwm && !in; i++) {
       kmp_nt_segment *s = __kmp_nt_table[i];
-      if (s && s->base <= a && a < s->end && s->prot & PROT_WRITE) {
-        a = s->end;
-        found = 1;
-      }
+      if (s && s->base <= a && a < s->end && s->prot & PROT_WRITE)
+        in = s;
     }
-    if (!found)
+    if (!in)
       return 0;
+    uintptr_t e = b < in->end ? b : in->end;
+    for (size_t u = (a - in->base) >> in->shift;
+         in->base + (u << in->shift) < e; u++)
+      if (__atomic_load_n(&in->state[u], __ATOMIC_ACQUIRE) == KMP_NT_DONE &&
+          !nt_readable_now(in->base + (u << in->shift)))
+        return 0;
+    a = e;
   }
   return 1;
 }
@@ -199,6 +218,83 @@ int __kmp_nt_check_range(const kmp_nt_vma *v, int n, uintptr_t start,
     at = v[i].end;
   }
   return at < end ? EFAULT : 0;
+}
+
+// ---------------------------------------------------------------------------
+// Threads that block SIGSEGV.  The kernel cannot deliver a fault's SIGSEGV
+// to a thread that blocks it: it resets the action to SIG_DFL and kills the
+// process, without running any handler.  Such a thread must never touch an
+// armed page; the engine can only see it here, in each thread's SigBlk.
+
+// Does thread `tid` block SIGSEGV now?  Its name in name[len] if so.
+static int nt_task_blocks_segv(const char *tid, char *name, size_t len) {
+  char path[64], buf[2048];
+  KMP_SNPRINTF(path, sizeof path, "/proc/self/task/%s/status", tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0; // the thread has exited
+  ssize_t r, n = 0;
+  while (n < (ssize_t)sizeof buf - 1 &&
+         ((r = read(fd, buf + n, sizeof buf - 1 - n)) > 0 ||
+          (r < 0 && errno == EINTR)))
+    if (r > 0)
+      n += r;
+  close(fd);
+  buf[n] = 0;
+  const char *blk = strstr(buf, "\nSigBlk:");
+  if (!blk)
+    return 0;
+  blk += 9;
+  while (*blk == ' ' || *blk == '\t')
+    blk++;
+  uintptr_t mask = nt_hex(blk); // the low 64 signals
+  if (!(mask & ((uintptr_t)1 << (SIGSEGV - 1))))
+    return 0;
+  // glibc's own signal (SIGCANCEL, the first real-time signal) cannot be
+  // blocked through its API: blocked with SIGSEGV, it says glibc blocked
+  // every signal itself, for a moment.
+  int internal = (mask >> 31) & 1;
+  if (len && !strncmp(buf, "Name:", 5)) {
+    const char *t = buf + 5;
+    while (*t == ' ' || *t == '\t')
+      t++;
+    size_t k = 0;
+    for (; t[k] && t[k] != '\n' && k + 1 < len; k++)
+      name[k] = t[k];
+    name[k] = 0;
+  }
+  return internal ? 2 : 1;
+}
+
+int __kmp_nt_segv_blocker(char *name, size_t len) {
+  if (len)
+    name[0] = 0;
+  DIR *d = opendir("/proc/self/task");
+  if (!d)
+    return 0;
+  int found = 0;
+  while (!found) {
+    struct dirent *e = readdir(d);
+    if (!e)
+      break;
+    if (e->d_name[0] < '0' || e->d_name[0] > '9')
+      continue;
+    // glibc blocks every signal itself for a moment in a thread it is
+    // starting (until the thread first runs, which can take a while on a
+    // loaded machine) and in one that creates a thread, forks or spawns: a
+    // thread blocks SIGSEGV only if it still does 2 ms later with a mask of
+    // the program's, or 100 ms later with one of glibc's.
+    int blocks = nt_task_blocks_segv(e->d_name, name, len);
+    for (int i = 0; blocks && i < (blocks == 2 ? 2000 : 40); i++) {
+      struct timespec ts = {0, 50000};
+      nanosleep(&ts, NULL);
+      blocks = nt_task_blocks_segv(e->d_name, name, len);
+    }
+    if (blocks)
+      found = atoi(e->d_name);
+  }
+  closedir(d);
+  return found;
 }
 
 #endif // KMP_NEXTTOUCH_SUPPORTED

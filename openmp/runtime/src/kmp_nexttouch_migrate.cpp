@@ -221,14 +221,69 @@ void __kmp_nt_fixup(kmp_nt_segment *seg, size_t u, size_t n,
   __kmp_nt_count_moved(node, moved);
 }
 
-// Give the claimed units [u, u+n) back their protection.
+// ---------------------------------------------------------------------------
+// The mark on armed pages.  Where a range has the default memory policy, the
+// engine gives the pages it protects the VMA policy MPOL_LOCAL as well, and
+// the default back when it restores them.  MPOL_LOCAL allocates on the node
+// of the allocating thread, as the default does, and armed pages are present
+// anyway: it changes no placement.  But the kernel keeps a VMA's policy when
+// the program moves the mapping (mremap), and a mapping the program makes
+// there anew has its own.  So an inaccessible page with the mark is one the
+// engine protected, wherever it is now, and one without it is not.
+
+int __kmp_nt_mark = 0;
+
+int __kmp_nt_set_mark(uintptr_t a, size_t len, int on) {
+  return __kmp_nt_mbind((void *)a, len, on ? MPOL_LOCAL : MPOL_DEFAULT, NULL, 0,
+                        0) == 0;
+}
+
+int __kmp_nt_marked(uintptr_t a) {
+  int mode = -1;
+  if (__kmp_nt_get_mempolicy(&mode, NULL, 0, (void *)a, MPOL_F_ADDR) != 0)
+    return 0;
+  return mode == MPOL_LOCAL;
+}
+
+// At start-up: does the kernel report MPOL_LOCAL back (Linux 5.14 on; before
+// it reported the preferred policy of an empty node set)?
+void __kmp_nt_probe_mark() {
+  uintptr_t p = (uintptr_t)__kmp_nt_private_alloc(__kmp_nt_page);
+  if (!p)
+    return;
+  *(volatile char *)p = 1;
+  __kmp_nt_mark = !__kmp_nt_marked(p) &&
+                  __kmp_nt_set_mark(p, __kmp_nt_page, 1) && __kmp_nt_marked(p);
+  __kmp_nt_private_free((void *)p, __kmp_nt_page);
+}
+
+// Give the claimed units [u, u+n) back their protection (and their policy).
 void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n) {
-  void *a = (void *)(seg->base + (u << seg->shift));
-  if (mprotect(a, n << seg->shift, seg->prot) != 0) {
-    // Most likely the VMA limit (vm.max_map_count): open the whole segment;
-    // its other armed pages lose next-touch but stay correct.
-    mprotect((void *)seg->base, seg->end - seg->base, seg->prot);
-    KMP_NT_ADD(fail_restore, 1);
+  // The units are claimed: other threads' faults there wait for them.
+  uintptr_t a = seg->base + (u << seg->shift);
+  size_t len = n << seg->shift;
+  if (seg->marked)
+    __kmp_nt_set_mark(a, len, 0);
+  if (mprotect((void *)a, len, seg->prot) == 0)
+    return;
+  KMP_NT_ADD(fail_restore, 1);
+  // Most likely the VMA limit (vm.max_map_count): open the whole segment;
+  // its other armed pages lose next-touch but stay correct.
+  if (mprotect((void *)seg->base, seg->end - seg->base, seg->prot) == 0) {
+    if (seg->marked)
+      __kmp_nt_set_mark(seg->base, seg->end - seg->base, 0);
+    return;
+  }
+  // A unit whose page the program unmapped or moved away (a hole: the kernel
+  // changed only part of the run): unit by unit, so that no page is left
+  // inaccessible without the mark.
+  size_t usz = (size_t)1 << seg->shift;
+  for (size_t i = 0; i < n; i++) {
+    uintptr_t p = a + i * usz;
+    if (mprotect((void *)p, usz, seg->prot) != 0)
+      continue;
+    if (seg->marked)
+      __kmp_nt_set_mark(p, usz, 0);
   }
 }
 

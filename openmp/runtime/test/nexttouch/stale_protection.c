@@ -1,14 +1,11 @@
-// stale_range.c's case that the engine still gets wrong: the program
-// unmapped pages that were still armed without disarming them first, and
-// made a page PROT_NONE at the same address (a guard page, a new thread's
-// stack guard): its first fault is "handled" and the page opened instead of
-// faulting (docs/NextTouch.rst, Guarantees and limitations).  A PROT_NONE
-// page the program made cannot be told from an armed one in the fault path.
-// (The "disarm" and "expiry" cases, a read-only mapping there made writable,
-// are fixed and run in stale_range.c.)
-// Expected to fail while the limitation stands (XFAIL): an unexpected pass
-// means the engine now tells the two apart; drop the XFAIL then.
-// XFAIL: *
+// stale_range.c's "guard" case: the program unmapped pages that were still
+// armed without disarming them first, and made a page PROT_NONE at the same
+// address (a guard page, a new thread's stack guard).  Its faults must stay
+// real faults (SIGSEGV, or the program's handler), not be "handled" and the
+// page opened.  The engine tells the two apart by the mark it puts on the
+// pages it protects (the VMA policy MPOL_LOCAL; docs/NextTouch.rst,
+// Guarantees and limitations), which a new mapping does not have.  It was
+// an expected failure before the mark: its first fault was taken for a touch.
 // RUN: %libomp-compile
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 OMP_NUM_THREADS=2 \
 // RUN:   %libomp-run guard | FileCheck %s

@@ -6,7 +6,7 @@
 // the program did nothing the guide forbids (a new buffer, requested anew);
 // it also runs the cases where the program unmapped armed pages without
 // kmp_nexttouch_disarm (free() of a large buffer does that without the
-// program knowing); stale_protection.c runs "guard", which still fails:
+// program knowing); stale_protection.c runs "guard":
 //   disarm: kmp_nexttouch_disarm(NULL, 0) must not make a read-only mapping
 //           writable;
 //   expiry: neither may KMP_NEXTTOUCH_LIFETIME's disarming at a join;
