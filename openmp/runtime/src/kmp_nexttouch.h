@@ -14,6 +14,7 @@
  *   kmp_nexttouch_arm.cpp      arming and disarming (fork, join, shutdown)
  *   kmp_nexttouch_fault.cpp    the SIGSEGV handler  [signal handler]
  *   kmp_nexttouch_migrate.cpp  moving and releasing pages  [signal handler]
+ *   kmp_nexttouch_io.cpp       system calls on armed buffers (wrappers)
  *
  * The readonly(list) engine (kmp_readonly*.cpp, kmp_readonly.h) shares the
  * handler, the private mappings, the system calls, the topology and the
@@ -289,6 +290,9 @@ void __kmp_nt_done(kmp_nt_segment *seg, size_t u, size_t n);
 
 // Put the engine's SIGSEGV handler first (under __kmp_nt_lock).
 void __kmp_nt_install_handler();
+// Touch the armed units of [a, e) as the calling thread, through the fault
+// path, before a system call copies into or out of them.
+void __kmp_nt_touch_range(uintptr_t a, uintptr_t e);
 
 // The engine's other mappings that arming must never protect
 // (kmp_nexttouch_topology.cpp): 1 and the cpu -> node table's range, or 0.

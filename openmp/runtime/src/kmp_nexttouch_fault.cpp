@@ -16,7 +16,8 @@
  * Faults that are not ours (a unit whose page lacks the mark included) go
  * to the handler that was installed before ours, or end the process.
  * Write faults on readonly list items are handed to kmp_readonly_fault.cpp
- * first.
+ * first.  The same path serves the buffers of system calls
+ * (kmp_nexttouch_io.cpp), outside a fault.
  */
 
 //===----------------------------------------------------------------------===//
@@ -478,6 +479,55 @@ static int nt_fault(uintptr_t addr, void *uc) {
   KMP_NT_ADD(fault_ns, __kmp_nt_now_ns() - t0);
   __atomic_fetch_sub(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
   return 1;
+}
+
+// ---------------------------------------------------------------------------
+// The buffer of a system call (kmp_nexttouch_io.cpp).  The kernel's own copy
+// into or out of an armed page does not fault: the call fails with EFAULT,
+// and a datagram read that way is lost.  So the armed units of [a, e) are
+// touched first, by the calling thread, through the fault path: in a team
+// they move to the caller's node (the caller is their next toucher), in
+// serial code they are opened where they are.  Units that are not the
+// engine's any more are left alone; the call then fails as it would have.
+// Runs with the handler's signal mask; may run inside a signal handler
+// (read() and write() are async-signal-safe).
+void __kmp_nt_touch_range(uintptr_t a, uintptr_t e) {
+  if (e <= a)
+    return;
+  sigset_t all, old;
+  int blocked = 0;
+  __atomic_fetch_add(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
+  int hwm = __atomic_load_n(&__kmp_nt_table_hwm, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < hwm; i++) {
+    kmp_nt_segment *s = __atomic_load_n(&__kmp_nt_table[i], __ATOMIC_ACQUIRE);
+    if (!s || s->end <= a || s->base >= e ||
+        !__atomic_load_n(&s->armed_units, __ATOMIC_ACQUIRE))
+      continue;
+    uintptr_t lo = a > s->base ? a : s->base, hi = e < s->end ? e : s->end;
+    for (size_t u = (lo - s->base) >> s->shift;
+         s->base + (u << s->shift) < hi; u++) {
+      if (__atomic_load_n(&s->state[u], __ATOMIC_ACQUIRE) == KMP_NT_DONE)
+        continue;
+      if (!blocked) {
+        // As in the handler: no signal handler may run while this thread
+        // holds a claim.
+        sigfillset(&all);
+        sigdelset(&all, SIGSEGV);
+        sigdelset(&all, SIGBUS);
+        sigdelset(&all, SIGILL);
+        sigdelset(&all, SIGFPE);
+        sigdelset(&all, SIGTRAP);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        blocked = 1;
+      }
+      uintptr_t at = s->base + (u << s->shift);
+      nt_fault(at < lo ? lo : at, NULL);
+      nt_tls_last_page = 0; // not a fault: a real one here is new
+    }
+  }
+  __atomic_fetch_sub(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
+  if (blocked)
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static void nt_handler(int sig, siginfo_t *si, void *uc);

@@ -1,0 +1,203 @@
+/*
+ * kmp_nexttouch_io.cpp -- affinity-on-next-touch: system calls that copy into
+ * or out of armed memory.
+ *
+ * Armed pages are PROT_NONE.  A thread's own load or store faults and the
+ * engine's handler migrates the page, but the kernel's copy in read(),
+ * recv() or write() does not fault: the call fails with EFAULT, and a
+ * datagram (UDP, AF_UNIX SOCK_DGRAM) read that way is dropped by the kernel,
+ * lost.  libomp therefore wraps the C library's calls that hand a user
+ * buffer to the kernel.  While nothing is armed a wrapper costs one load and
+ * calls the C library's function; otherwise it first touches the armed
+ * pages of the buffers as the calling thread (__kmp_nt_touch_range): in a
+ * team they move to the caller's node -- the caller is their next toucher --
+ * in serial code they are opened where they are.
+ *
+ * The wrappers are exported (exports_so.txt), so a program linked with
+ * libomp binds its calls to them; libraries linked against the C library
+ * alone, the C library's internal calls (stdio's own reads are covered by
+ * the fread/fwrite wrappers) and raw syscall(2) are not covered (see
+ * docs/NextTouch.rst, "Guarantees and limitations").
+ *
+ * Runs in the calling thread, and inside signal handlers that call read()
+ * or write() (async-signal-safe: no locks, no allocation once the C
+ * library's function has been looked up).
+ */
+
+//===----------------------------------------------------------------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+// The wrappers define the C library's names: no inline fortified versions.
+#undef _FORTIFY_SOURCE
+
+#include "kmp_nexttouch.h"
+
+#if KMP_NEXTTOUCH_SUPPORTED
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+// Touch [p, p+n) if anything is armed.
+static inline void nt_io_buf(const void *p, size_t n) {
+  if (!TCR_4(__kmp_nexttouch_armed) || !p || !n)
+    return;
+  uintptr_t a = (uintptr_t)p, e = a + n;
+  __kmp_nt_touch_range(a, e < a ? UINTPTR_MAX : e);
+}
+
+static inline void nt_io_iov(const struct iovec *iov, long cnt) {
+  if (!TCR_4(__kmp_nexttouch_armed) || !iov || cnt <= 0)
+    return;
+  for (long i = 0; i < cnt; i++)
+    nt_io_buf(iov[i].iov_base, iov[i].iov_len);
+}
+
+static inline void nt_io_msg(const struct msghdr *m) {
+  if (!TCR_4(__kmp_nexttouch_armed) || !m)
+    return;
+  nt_io_buf(m->msg_name, m->msg_namelen);
+  nt_io_iov(m->msg_iov, (long)m->msg_iovlen);
+  nt_io_buf(m->msg_control, m->msg_controllen);
+}
+
+// The next definition of `name` (the C library's), looked up once.
+static void *nt_io_next(void *volatile *cache, const char *name) {
+  void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+  if (!f) {
+    f = dlsym(RTLD_NEXT, name);
+    __atomic_store_n(cache, f, __ATOMIC_RELEASE);
+  }
+  return f;
+}
+
+// Define `name` with C linkage: touch the buffers (TOUCH), then call the
+// next definition.  A missing one fails with ENOSYS.
+#define KMP_NT_IO_WRAP(ret, name, params, args, TOUCH)                         \
+  extern "C" ret name params {                                                 \
+    static void *volatile next;                                                \
+    typedef ret(*fn_t) params;                                                 \
+    fn_t f = (fn_t)nt_io_next(&next, #name);                                   \
+    if (!f) {                                                                  \
+      errno = ENOSYS;                                                          \
+      return (ret)-1;                                                          \
+    }                                                                          \
+    TOUCH;                                                                     \
+    return f args;                                                             \
+  }
+
+// Into the buffer.
+KMP_NT_IO_WRAP(ssize_t, read, (int fd, void *buf, size_t n), (fd, buf, n),
+               nt_io_buf(buf, n))
+KMP_NT_IO_WRAP(ssize_t, pread, (int fd, void *buf, size_t n, off_t off),
+               (fd, buf, n, off), nt_io_buf(buf, n))
+KMP_NT_IO_WRAP(ssize_t, pread64, (int fd, void *buf, size_t n, off64_t off),
+               (fd, buf, n, off), nt_io_buf(buf, n))
+KMP_NT_IO_WRAP(ssize_t, readv, (int fd, const struct iovec *iov, int cnt),
+               (fd, iov, cnt), nt_io_iov(iov, cnt))
+KMP_NT_IO_WRAP(ssize_t, preadv,
+               (int fd, const struct iovec *iov, int cnt, off_t off),
+               (fd, iov, cnt, off), nt_io_iov(iov, cnt))
+KMP_NT_IO_WRAP(ssize_t, preadv64,
+               (int fd, const struct iovec *iov, int cnt, off64_t off),
+               (fd, iov, cnt, off), nt_io_iov(iov, cnt))
+KMP_NT_IO_WRAP(ssize_t, recv, (int fd, void *buf, size_t n, int flags),
+               (fd, buf, n, flags), nt_io_buf(buf, n))
+KMP_NT_IO_WRAP(ssize_t, recvfrom,
+               (int fd, void *buf, size_t n, int flags, struct sockaddr *from,
+                socklen_t *fromlen),
+               (fd, buf, n, flags, from, fromlen),
+               nt_io_buf(buf, n);
+               nt_io_buf(from, fromlen ? *fromlen : 0))
+KMP_NT_IO_WRAP(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags),
+               (fd, msg, flags), nt_io_msg(msg))
+KMP_NT_IO_WRAP(int, recvmmsg,
+               (int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
+                struct timespec *timeout),
+               (fd, vec, vlen, flags, timeout),
+               for (unsigned i = 0; vec && i < vlen; i++)
+                   nt_io_msg(&vec[i].msg_hdr))
+KMP_NT_IO_WRAP(size_t, fread, (void *p, size_t size, size_t n, FILE *fp),
+               (p, size, n, fp),
+               nt_io_buf(p, n && size > SIZE_MAX / n ? SIZE_MAX : size * n))
+KMP_NT_IO_WRAP(size_t, fread_unlocked,
+               (void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp),
+               nt_io_buf(p, n && size > SIZE_MAX / n ? SIZE_MAX : size * n))
+
+// Out of the buffer: no data is lost there, but the call would fail.
+KMP_NT_IO_WRAP(ssize_t, write, (int fd, const void *buf, size_t n),
+               (fd, buf, n), nt_io_buf(buf, n))
+KMP_NT_IO_WRAP(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off),
+               (fd, buf, n, off), nt_io_buf(buf, n))
+KMP_NT_IO_WRAP(ssize_t, pwrite64,
+               (int fd, const void *buf, size_t n, off64_t off),
+               (fd, buf, n, off), nt_io_buf(buf, n))
+KMP_NT_IO_WRAP(ssize_t, writev, (int fd, const struct iovec *iov, int cnt),
+               (fd, iov, cnt), nt_io_iov(iov, cnt))
+KMP_NT_IO_WRAP(ssize_t, pwritev,
+               (int fd, const struct iovec *iov, int cnt, off_t off),
+               (fd, iov, cnt, off), nt_io_iov(iov, cnt))
+KMP_NT_IO_WRAP(ssize_t, pwritev64,
+               (int fd, const struct iovec *iov, int cnt, off64_t off),
+               (fd, iov, cnt, off), nt_io_iov(iov, cnt))
+KMP_NT_IO_WRAP(ssize_t, send, (int fd, const void *buf, size_t n, int flags),
+               (fd, buf, n, flags), nt_io_buf(buf, n))
+KMP_NT_IO_WRAP(ssize_t, sendto,
+               (int fd, const void *buf, size_t n, int flags,
+                const struct sockaddr *to, socklen_t tolen),
+               (fd, buf, n, flags, to, tolen), nt_io_buf(buf, n))
+KMP_NT_IO_WRAP(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags),
+               (fd, msg, flags), nt_io_msg(msg))
+KMP_NT_IO_WRAP(int, sendmmsg,
+               (int fd, struct mmsghdr *vec, unsigned int vlen, int flags),
+               (fd, vec, vlen, flags),
+               for (unsigned i = 0; vec && i < vlen; i++)
+                   nt_io_msg(&vec[i].msg_hdr))
+KMP_NT_IO_WRAP(size_t, fwrite,
+               (const void *p, size_t size, size_t n, FILE *fp),
+               (p, size, n, fp),
+               nt_io_buf(p, n && size > SIZE_MAX / n ? SIZE_MAX : size * n))
+KMP_NT_IO_WRAP(size_t, fwrite_unlocked,
+               (const void *p, size_t size, size_t n, FILE *fp),
+               (p, size, n, fp),
+               nt_io_buf(p, n && size > SIZE_MAX / n ? SIZE_MAX : size * n))
+
+// What a program built with _FORTIFY_SOURCE calls instead.
+KMP_NT_IO_WRAP(ssize_t, __read_chk,
+               (int fd, void *buf, size_t n, size_t buflen),
+               (fd, buf, n, buflen), nt_io_buf(buf, n < buflen ? n : buflen))
+KMP_NT_IO_WRAP(ssize_t, __pread_chk,
+               (int fd, void *buf, size_t n, off_t off, size_t buflen),
+               (fd, buf, n, off, buflen),
+               nt_io_buf(buf, n < buflen ? n : buflen))
+KMP_NT_IO_WRAP(ssize_t, __pread64_chk,
+               (int fd, void *buf, size_t n, off64_t off, size_t buflen),
+               (fd, buf, n, off, buflen),
+               nt_io_buf(buf, n < buflen ? n : buflen))
+KMP_NT_IO_WRAP(ssize_t, __recv_chk,
+               (int fd, void *buf, size_t n, size_t buflen, int flags),
+               (fd, buf, n, buflen, flags),
+               nt_io_buf(buf, n < buflen ? n : buflen))
+KMP_NT_IO_WRAP(ssize_t, __recvfrom_chk,
+               (int fd, void *buf, size_t n, size_t buflen, int flags,
+                struct sockaddr *from, socklen_t *fromlen),
+               (fd, buf, n, buflen, flags, from, fromlen),
+               nt_io_buf(buf, n < buflen ? n : buflen);
+               nt_io_buf(from, fromlen ? *fromlen : 0))
+KMP_NT_IO_WRAP(size_t, __fread_chk,
+               (void *p, size_t plen, size_t size, size_t n, FILE *fp),
+               (p, plen, size, n, fp),
+               nt_io_buf(p, n && size > SIZE_MAX / n ? SIZE_MAX : size * n))
+KMP_NT_IO_WRAP(size_t, __fread_unlocked_chk,
+               (void *p, size_t plen, size_t size, size_t n, FILE *fp),
+               (p, plen, size, n, fp),
+               nt_io_buf(p, n && size > SIZE_MAX / n ? SIZE_MAX : size * n))
+
+#endif // KMP_NEXTTOUCH_SUPPORTED
