@@ -68,6 +68,18 @@ static inline void nt_io_msg(const struct msghdr *m) {
   nt_io_buf(m->msg_control, m->msg_controllen);
 }
 
+// stdio's n items of size bytes at p.
+static inline void nt_io_items(const void *p, size_t size, size_t n) {
+  nt_io_buf(p, n && size > SIZE_MAX / n ? SIZE_MAX : size * n);
+}
+
+// A buffer and the peer address a call fills in.
+static inline void nt_io_from(void *buf, size_t n, void *from,
+                              const socklen_t *fromlen) {
+  nt_io_buf(buf, n);
+  nt_io_buf(from, fromlen ? *fromlen : 0);
+}
+
 // The next definition of `name` (the C library's), looked up once.
 static void *nt_io_next(void *volatile *cache, const char *name) {
   void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
@@ -87,7 +99,7 @@ static void *nt_io_next(void *volatile *cache, const char *name) {
     fn_t f = (fn_t)nt_io_next(&next, #name);                                   \
     if (!f) {                                                                  \
       errno = ENOSYS;                                                          \
-      return (ret)-1;                                                          \
+      return static_cast<ret>(-1);                                             \
     }                                                                          \
     TOUCH;                                                                     \
     return f args;                                                             \
@@ -114,8 +126,7 @@ KMP_NT_IO_WRAP(ssize_t, recvfrom,
                (int fd, void *buf, size_t n, int flags, struct sockaddr *from,
                 socklen_t *fromlen),
                (fd, buf, n, flags, from, fromlen),
-               nt_io_buf(buf, n);
-               nt_io_buf(from, fromlen ? *fromlen : 0))
+               nt_io_from(buf, n, from, fromlen))
 KMP_NT_IO_WRAP(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags),
                (fd, msg, flags), nt_io_msg(msg))
 KMP_NT_IO_WRAP(int, recvmmsg,
@@ -125,11 +136,10 @@ KMP_NT_IO_WRAP(int, recvmmsg,
                for (unsigned i = 0; vec && i < vlen; i++)
                    nt_io_msg(&vec[i].msg_hdr))
 KMP_NT_IO_WRAP(size_t, fread, (void *p, size_t size, size_t n, FILE *fp),
-               (p, size, n, fp),
-               nt_io_buf(p, n && size > SIZE_MAX / n ? SIZE_MAX : size * n))
+               (p, size, n, fp), nt_io_items(p, size, n))
 KMP_NT_IO_WRAP(size_t, fread_unlocked,
                (void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp),
-               nt_io_buf(p, n && size > SIZE_MAX / n ? SIZE_MAX : size * n))
+               nt_io_items(p, size, n))
 
 // Out of the buffer: no data is lost there, but the call would fail.
 KMP_NT_IO_WRAP(ssize_t, write, (int fd, const void *buf, size_t n),
@@ -160,14 +170,11 @@ KMP_NT_IO_WRAP(int, sendmmsg,
                (fd, vec, vlen, flags),
                for (unsigned i = 0; vec && i < vlen; i++)
                    nt_io_msg(&vec[i].msg_hdr))
-KMP_NT_IO_WRAP(size_t, fwrite,
-               (const void *p, size_t size, size_t n, FILE *fp),
-               (p, size, n, fp),
-               nt_io_buf(p, n && size > SIZE_MAX / n ? SIZE_MAX : size * n))
+KMP_NT_IO_WRAP(size_t, fwrite, (const void *p, size_t size, size_t n, FILE *fp),
+               (p, size, n, fp), nt_io_items(p, size, n))
 KMP_NT_IO_WRAP(size_t, fwrite_unlocked,
                (const void *p, size_t size, size_t n, FILE *fp),
-               (p, size, n, fp),
-               nt_io_buf(p, n && size > SIZE_MAX / n ? SIZE_MAX : size * n))
+               (p, size, n, fp), nt_io_items(p, size, n))
 
 // What a program built with _FORTIFY_SOURCE calls instead.
 KMP_NT_IO_WRAP(ssize_t, __read_chk,
@@ -189,15 +196,12 @@ KMP_NT_IO_WRAP(ssize_t, __recvfrom_chk,
                (int fd, void *buf, size_t n, size_t buflen, int flags,
                 struct sockaddr *from, socklen_t *fromlen),
                (fd, buf, n, buflen, flags, from, fromlen),
-               nt_io_buf(buf, n < buflen ? n : buflen);
-               nt_io_buf(from, fromlen ? *fromlen : 0))
+               nt_io_from(buf, n < buflen ? n : buflen, from, fromlen))
 KMP_NT_IO_WRAP(size_t, __fread_chk,
                (void *p, size_t plen, size_t size, size_t n, FILE *fp),
-               (p, plen, size, n, fp),
-               nt_io_buf(p, n && size > SIZE_MAX / n ? SIZE_MAX : size * n))
+               (p, plen, size, n, fp), nt_io_items(p, size, n))
 KMP_NT_IO_WRAP(size_t, __fread_unlocked_chk,
                (void *p, size_t plen, size_t size, size_t n, FILE *fp),
-               (p, plen, size, n, fp),
-               nt_io_buf(p, n && size > SIZE_MAX / n ? SIZE_MAX : size * n))
+               (p, plen, size, n, fp), nt_io_items(p, size, n))
 
 #endif // KMP_NEXTTOUCH_SUPPORTED

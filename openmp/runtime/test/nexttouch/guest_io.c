@@ -46,9 +46,9 @@ int main(void) {
       pages[p] = buf + p * pg;
       target[p] = last;
     }
-    NT_CHECK(syscall(SYS_move_pages, 0, 2 * H, pages, target, st,
-                     MPOL_MF_MOVE) == 0,
-             "initial move_pages");
+    NT_CHECK(
+        syscall(SYS_move_pages, 0, 2 * H, pages, target, st, MPOL_MF_MOVE) == 0,
+        "initial move_pages");
   }
   // Per thread: a pipe holding Q pages, and a datagram of H - Q pages.
   int pfd[2][2], sv[2][2];

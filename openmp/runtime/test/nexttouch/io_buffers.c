@@ -110,8 +110,7 @@ int main(void) {
   // Out of armed memory: write(), send().
   memcpy(src, "12345678", 8);
   arm(src, 16 * pg, "write");
-  NT_CHECK(write(pfd[1], src, 8) == 8, "write from armed: %s",
-           strerror(errno));
+  NT_CHECK(write(pfd[1], src, 8) == 8, "write from armed: %s", strerror(errno));
   char small[8];
   NT_CHECK(read(pfd[0], small, 8) == 8 && !memcmp(small, "12345678", 8),
            "pipe data");
