@@ -141,8 +141,8 @@ static void nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
 // ---------------------------------------------------------------------------
 // Threads that block SIGSEGV: the kernel kills the process when one of them
 // touches an armed page (no handler runs; see __kmp_nt_segv_blocker).  At
-// every fork that would arm and every join while pages are armed, the engine
-// looks for such a thread; while one exists nothing is armed: the pending
+// every fork that would arm and at joins while pages are armed (see
+// nt_segv_guard_join), the engine looks for such a thread; while one exists nothing is armed: the pending
 // requests are dropped (fail_arm) and what is armed is disarmed in place
 // (pages_disarmed), with a warning naming the thread.  Returns 1 then.
 
@@ -175,6 +175,23 @@ static int nt_segv_guard() {
     KMP_WARNING(NextTouchSegvBlocked, tid, name[0] ? name : "?", num);
   }
   return 1;
+}
+
+// At a join the check costs a read of every thread's status (10-20 us each),
+// which would dominate short regions while pages stay armed.  So it runs at
+// the first join after each arming (the region that armed may have blocked
+// SIGSEGV in a thread), then at most every KMP_NT_SEGV_RECHECK_NS.
+#define KMP_NT_SEGV_RECHECK_NS 10000000ULL
+static kmp_uint64 nt_arm_epoch = 1, nt_segv_epoch = 0, nt_segv_ns = 0;
+
+static int nt_segv_guard_join() {
+  kmp_uint64 now = __kmp_nt_now_ns();
+  if (nt_segv_epoch == nt_arm_epoch &&
+      now - nt_segv_ns < KMP_NT_SEGV_RECHECK_NS)
+    return 0;
+  nt_segv_epoch = nt_arm_epoch;
+  nt_segv_ns = now;
+  return nt_segv_guard();
 }
 
 // ---------------------------------------------------------------------------
@@ -236,8 +253,10 @@ void __kmp_nexttouch_fork(ident_t *loc, int gtid, kmp_team_t *team) {
   if (!TCR_4(__kmp_nexttouch_pending))
     return;
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
-  if (__kmp_nt_npending && !nt_segv_guard())
+  if (__kmp_nt_npending && !nt_segv_guard()) {
     __kmp_nt_arm_pending();
+    nt_arm_epoch++;
+  }
   __kmp_release_bootstrap_lock(&__kmp_nt_lock);
 #else
   (void)gtid;
@@ -255,7 +274,7 @@ void __kmp_nexttouch_join(ident_t *loc, int gtid, kmp_team_t *team) {
     return;
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
   nt_sweep(); // frees what the region touched; most joins end here
-  if (TCR_4(__kmp_nexttouch_armed) && !nt_segv_guard() &&
+  if (TCR_4(__kmp_nexttouch_armed) && !nt_segv_guard_join() &&
       __kmp_nexttouch_lifetime > 0)
     nt_disarm_range(0, 0, 1);
   __kmp_release_bootstrap_lock(&__kmp_nt_lock);

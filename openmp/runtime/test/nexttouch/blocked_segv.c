@@ -2,7 +2,7 @@
 // a thread that blocks it: it resets the action to SIG_DFL and the process
 // dies, without a word and without running the engine's handler.  So while a
 // thread of the process blocks SIGSEGV nothing may stay armed: the engine
-// checks at every fork that would arm and every join while pages are armed,
+// checks at every fork that would arm and at the first join after it,
 // disarms in place and says so (docs/NextTouch.rst, Guarantees and
 // limitations).  Before that, each case below killed the process by SIGSEGV.
 //   created: a plain pthread created with every signal blocked exists at the
