@@ -14,6 +14,8 @@ pkgs=(
   libnuma-dev libhwloc-dev hwloc numactl
   # The NUMA test guest (tools/numa-vm).
   qemu-system-x86 busybox-static cpio
+  # Hybrid MPI + OpenMP in the guest (guest_mpi.c): Debian's Open MPI.
+  openmpi-bin libopenmpi-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do
