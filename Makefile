@@ -4,6 +4,7 @@
 #   make                 deps + patched source + clang + libomp -> build/bin/clang
 #   make check           the project's tests (clang, libomp, NUMA guest) with lit
 #   make check-stress    the stress and randomized model tests, long
+#   make check-sanitizers  the runtime tests built with ASan, then TSan
 #   make bench           the distribution benchmark (host + 2-node guest), CSV + plot
 #   make check-upstream  upstream clang/test/OpenMP and openmp/runtime/test
 #   make patches         regenerate patches/ from build/src/llvm-project's commits
@@ -106,6 +107,13 @@ toolchain: clang
 	  ln -sfn $(OMP_BUILD)/runtime/src/libomp.so $(CLANG_BUILD)/lib/$$l; done
 	for d in clang clang++; do \
 	  echo "-frtlib-add-rpath" > $(CLANG_BUILD)/bin/$$d.cfg; done
+	# Sanitizer runtimes: we build no compiler-rt, Debian's libclang-rt-19-dev
+	# is built from the same 19.1.7 source, and the driver looks for them in
+	# its resource directory (lib/linux/libclang_rt.asan-x86_64.a, ...): link
+	# Debian's there, so that build/bin/clang -fsanitize=... links.
+	if [ -d $(LLVM_PREFIX)/lib/clang/19/lib ] && \
+	   [ ! -e $(CLANG_BUILD)/lib/clang/19/lib ]; then \
+	  ln -s $(LLVM_PREFIX)/lib/clang/19/lib $(CLANG_BUILD)/lib/clang/19/lib; fi
 	ln -sfn clang/bin $(B)/bin
 	@echo "toolchain: $(B)/bin/clang ($$($(B)/bin/clang --version | head -1))"
 
@@ -126,6 +134,18 @@ check-stress: toolchain
 	NT_STRESS_SCALE=$(NT_STRESS_SCALE) NEXTTOUCH_REQUIRE_GUEST=1 \
 	  bash scripts/run-lit.sh $(LIT_OPTS) --show-pass -j$(LIT_JOBS) \
 	  $(OMP_BUILD)/runtime/test/nexttouch --filter 'model|stress'
+
+# The host tests of openmp/runtime/test/nexttouch with the test programs
+# (not libomp) built with -fsanitize=address, then -fsanitize=thread (with
+# LLVM's Archer for OpenMP synchronisation); options and exceptions in
+# lit.local.cfg and docs/NextTouch.rst ("Sanitizers").  Both always run.
+.PHONY: check-sanitizers
+check-sanitizers: toolchain
+	rc=0; for san in address thread; do \
+	  echo "== check-sanitizers: -fsanitize=$$san"; \
+	  NEXTTOUCH_SANITIZER=$$san bash scripts/run-lit.sh $(LIT_OPTS) \
+	    -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test/nexttouch || rc=1; done; \
+	exit $$rc
 
 check-clang:
 	bash scripts/run-lit.sh $(LIT_OPTS) -j$(LIT_JOBS) $(CLANG_BUILD)/test/OpenMP --filter 'nexttouch|readonly'

@@ -14,6 +14,11 @@ pkgs=(
   libnuma-dev libhwloc-dev hwloc numactl
   # The NUMA test guest (tools/numa-vm).
   qemu-system-x86 busybox-static cpio
+  # Hybrid MPI + OpenMP in the guest (guest_mpi.c): Debian's Open MPI.
+  openmpi-bin libopenmpi-dev
+  # make check-sanitizers: ASan/TSan runtimes (linked into our clang's
+  # resource directory) and LLVM's Archer (libarcher.so, in libomp-19-dev).
+  libclang-rt-19-dev libomp-19-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -165,6 +165,11 @@ struct kmp_nt_segment {
   int prot; // protection to restore
   int pol_mode; // memory policy to restore after mbind
   int marked; // armed units carry the mark (MPOL_LOCAL; see below)
+  // In a MAP_SHARED mapping: its pages may be mapped by other processes too
+  // (MPI shared-memory windows, shm segments), which the kernel does not
+  // move without MPOL_MF_MOVE_ALL, and a VMA policy set on it (mbind) is
+  // the shared object's, seen by every process: neither mark nor mbind.
+  int shared;
   unsigned long pol_mask[KMP_NT_MASK_WORDS];
   kmp_uint64 armed_at; // parallel regions forked before it was armed
   size_t nunits;

@@ -232,7 +232,8 @@ static void nt_attach_items(kmp_nt_segment *seg) {
 
 // Arm [start, end) (unit aligned, read-write, one VMA's worth at most).
 static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
-                         void **pages, int *status, unsigned shift) {
+                         int shared, void **pages, int *status,
+                         unsigned shift) {
   kmp_nt_segment *seg =
       (kmp_nt_segment *)__kmp_nt_private_alloc(sizeof(kmp_nt_segment));
   if (!seg) {
@@ -243,6 +244,7 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
   seg->end = end;
   seg->shift = shift;
   seg->prot = prot;
+  seg->shared = shared;
   seg->armed_at = __kmp_nt_forks;
   seg->nunits = (end - start) >> seg->shift;
   seg->state_bytes =
@@ -259,7 +261,7 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
                              (void *)start, MPOL_F_ADDR) != 0)
     seg->pol_mode = MPOL_DEFAULT;
   // A range with a policy of its own keeps it while armed (not marked).
-  seg->marked = __kmp_nt_mark && seg->pol_mode == MPOL_DEFAULT;
+  seg->marked = __kmp_nt_mark && seg->pol_mode == MPOL_DEFAULT && !shared;
 
   // Where is each unit now?  Units not populated are left alone: their first
   // touch allocates them on the toucher's node anyway.
@@ -427,13 +429,13 @@ static void nt_arm_vma_piece(const kmp_nt_vma *m, uintptr_t at, uintptr_t e,
   uintptr_t va = (m->start + huge - 1) & ~(huge - 1), vb = m->end & ~(huge - 1);
   if (__kmp_nexttouch_thp && a < b && vb > va && m->thp_bytes >= vb - va) {
     if (at < a)
-      nt_arm_piece(at, a, m->prot, pages, status, shift);
-    nt_arm_piece(a, b, m->prot, pages, status, hshift);
+      nt_arm_piece(at, a, m->prot, m->shared, pages, status, shift);
+    nt_arm_piece(a, b, m->prot, m->shared, pages, status, hshift);
     if (b < e)
-      nt_arm_piece(b, e, m->prot, pages, status, shift);
+      nt_arm_piece(b, e, m->prot, m->shared, pages, status, shift);
     return;
   }
-  nt_arm_piece(at, e, m->prot, pages, status, shift);
+  nt_arm_piece(at, e, m->prot, m->shared, pages, status, shift);
 }
 
 // Arm [at, stop) of VMA m minus the exclusions.

@@ -59,7 +59,9 @@ void __kmp_nt_private_free(void *p, size_t bytes) { munmap(p, bytes); }
 // Failed moves by reason: [0] busy, [1] out of memory, [2] other.
 enum { NT_FAIL_BUSY, NT_FAIL_NOMEM, NT_FAIL_OTHER, NT_FAIL_KINDS };
 static int nt_move_error_kind(int err) {
-  if (err == EBUSY || err == EAGAIN || err == EIO || err == EPERM)
+  // EACCES: move_pages() on a page that another process maps too.
+  if (err == EBUSY || err == EAGAIN || err == EIO || err == EPERM ||
+      err == EACCES)
     return NT_FAIL_BUSY;
   if (err == ENOMEM || err == ENOSPC)
     return NT_FAIL_NOMEM;
@@ -116,6 +118,12 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
     return 0;
   }
   kmp_uint64 moved = 0;
+  // A shared mapping: mbind would set the policy of the shared object and
+  // silently skip the pages that other processes map (MPOL_MF_STRICT does
+  // not report them): __kmp_nt_fixup() moves them once they are accessible,
+  // with move_pages(), which says which could not move.
+  if (seg->shared)
+    return 1;
   if (__kmp_nt_mech == kmp_nt_mech_mbind || seg->shift > __kmp_nt_page_shift) {
     // One call for the run: the kernel moves only the pages that are not on
     // `node` already.  It leaves MPOL_BIND behind: restore the range's policy.

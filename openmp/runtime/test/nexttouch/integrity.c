@@ -46,7 +46,7 @@ int main(void) {
       for (long p = 0; p < N; p++) {
         long s = 0;
         for (long i = 1; i < ipp; i++)
-          s += a[p * ipp + i] != 0;
+          s += __atomic_load_n(&a[p * ipp + i], __ATOMIC_RELAXED) != 0;
         (void)s;
       }
     }

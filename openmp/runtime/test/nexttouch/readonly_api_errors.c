@@ -5,6 +5,8 @@
 // the item's source text.
 // RUN: %libomp-compile && env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %libomp-run 2>&1 | FileCheck %s
 // REQUIRES: linux
+// UNSUPPORTED: tsan
+// (The hole's fixed address 0x200000000000 is in TSan's shadow memory.)
 // CHECK-DAG: OMP: Warning #{{[0-9]+}}: readonly at api.c:7:3 (f): list item 0 ('nul', base (nil), 5 elements of 4 bytes) is read from the original, not protected: NULL, zero element size, or the runtime's own memory.
 // CHECK-DAG: OMP: Warning #{{[0-9]+}}: readonly at api.c:7:3 (f): list item 1 ('neg', base 0x{{[0-9a-f]+}}, 18446744073709551615 elements of 8 bytes) is read from the original, not protected: the length overflows the address space.
 // CHECK-DAG: OMP: Warning #{{[0-9]+}}: readonly at api.c:7:3 (f): list item 2 ('zero', base 0x{{[0-9a-f]+}}, 3 elements of 0 bytes) is read from the original, not protected: NULL, zero element size, or the runtime's own memory.

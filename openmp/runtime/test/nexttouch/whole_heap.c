@@ -7,6 +7,8 @@
 // RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=4 %libomp-run | FileCheck %s
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 OMP_NUM_THREADS=4 %libomp-run | FileCheck %s
 // REQUIRES: linux
+// UNSUPPORTED: asan, tsan
+// (The sanitizers' malloc does not use the [heap] segment.)
 // CHECK: whole_heap: PASS
 #include "nexttouch_test.h"
 
