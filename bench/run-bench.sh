@@ -17,7 +17,7 @@
 # of the join), nexttouch_dist.png and nexttouch_dist-summary.txt (medians,
 # ratios, per-page costs), and prints the summary.
 #
-#   bench/run-bench.sh                 BENCH_MIB=256 BENCH_PAIRS=10
+#   bench/run-bench.sh                 BENCH_MIB=256 BENCH_PAIRS=20
 #                                      BENCH_REPS=3 (defaults)
 #   BENCH_MIB=512 bench/run-bench.sh   the largest array that fits (slower)
 #   BENCH_MIB=128 bench/run-bench.sh   a quicker look
@@ -33,7 +33,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 mib=${BENCH_MIB:-256}
-pairs=${BENCH_PAIRS:-10}
+pairs=${BENCH_PAIRS:-20}
 ref_mib=${BENCH_REF_MIB:-$mib}
 reps=${BENCH_REPS:-3}
 run_host=${BENCH_HOST:-1}
