@@ -119,7 +119,8 @@ csv=$out/nexttouch_dist.csv
   echo "# guest-tcg rows: numa-vm (QEMU $(qemu-system-x86_64 --version | head -1 | awk '{print $4}') TCG), 2 nodes x ${guest_mem} MiB, 2 vCPUs," \
        "kernel $(grep -m1 '^guest-kernel,' "$raw" | cut -d, -f2), numa_balancing=0, transparent_hugepage=madvise," \
        "$pairs pairs ours-default/oracle at ${mib} MiB (alternating order), every variant $reps times at ${ref_mib} MiB," \
-       "${omp_env[*]}, guest run $((t1 - t0)) s wall"
+       "${omp_env[*]}, guest run $([ "${SUITE_VM_MODE:-}" = replay ] &&
+         echo "in bench/suite.sh's boot (its times.txt)" || echo "$((t1 - t0)) s wall")"
   echo "# times are of request + one pass of the loop; guest times are emulated (compare within a run, as ratios)"
   grep -m1 '^csv,where' "$raw" | cut -d, -f2-
   grep '^csv,' "$raw" | grep -v '^csv,where' | cut -d, -f2-

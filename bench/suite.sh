@@ -91,7 +91,7 @@ export NUMA_VM=$top/bench/suite-vm SUITE_VM_DIR=$vm
 
 # The reduced configuration. Paths that end up in a guest's command are the
 # same in both passes (accuracy's and readonly's OUT hold their binaries).
-dist_env=(BENCH_MIB=128 BENCH_PAIRS=30 BENCH_REF_MIB=64 BENCH_REPS=3 BENCH_HOST_MIB=64)
+dist_env=(BENCH_MIB=128 BENCH_PAIRS=24 BENCH_REF_MIB=64 BENCH_REPS=3 BENCH_HOST_MIB=64)
 acc_env=(MIB=64 WINDOWS=default OUT=$work/accuracy)
 # CG needs at least one whole solve (about 35 iterations at 30 000 rows).
 sol_env=(REPS=2 JACOBI_ARGS="510 40" CG_ARGS="30000 40" AUTONUMA_SECONDS=8
