@@ -273,6 +273,8 @@ def main():
     ax.set_xticks(range(len(vs)))
     ax.set_xticklabels([LABEL[v] for v in vs], fontsize=8)
     ax.set_yscale("log")
+    if vs:  # room above the tallest bar for its label and the box
+        ax.set_ylim(top=max(max(g[v]["times"]) for v in vs) * 6)
     box = []
     if "reference" in g and "ours-default" in g:
         r = g["reference"]["time"] / g["ours-default"]["time"]
