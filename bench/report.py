@@ -141,6 +141,7 @@ def figures(rows, where="guest-tcg"):
             r = m["reference"]["time"] / m["ours-default"]["time"]
             f["ref_ours"] = {
                 "mib": ref_mibs[-1], "ratio": r, "n": m["reference"]["n"],
+                "n_ours": m["ours-default"]["n"],
                 "worst": min(m["reference"]["times"]) / max(m["ours-default"]["times"]),
                 "met": r >= TARGET_REF_OURS,
             }
@@ -164,15 +165,14 @@ def main():
     gmibs = sorted({r["mib"] for r in rows if r["where"] == "guest-tcg"})
     for mib in gmibs:
         g = medians(rows, "guest-tcg", mib)
-        lines.append("emulated (guest-tcg), %d MiB, medians of %d:" % (
-            mib, max(v["n"] for v in g.values())))
-        lines.append("  %-13s %10s %8s %8s %7s %11s %10s %9s %7s %s" % (
-            "variant", "time ms", "arm ms", "faults", "batches", "moved/batch",
+        lines.append("emulated (guest-tcg), %d MiB, medians over the runs:" % mib)
+        lines.append("  %-13s %4s %10s %8s %8s %7s %11s %10s %9s %7s %s" % (
+            "variant", "runs", "time ms", "arm ms", "faults", "batches", "moved/batch",
             "fault ms*", "disarm ms", "local%", "data"))
         for v, m in g.items():
             ppb = m["migrated"] / m["batches"] if m["batches"] else 0
-            lines.append("  %-13s %10.1f %8.1f %8d %7d %11.1f %10.1f %9.1f %7.1f %s" % (
-                v, m["time"], m["arm"], m["faults"], m["batches"], ppb, m["fault"],
+            lines.append("  %-13s %4d %10.1f %8.1f %8d %7d %11.1f %10.1f %9.1f %7.1f %s" % (
+                v, m["n"], m["time"], m["arm"], m["faults"], m["batches"], ppb, m["fault"],
                 m["disarm"], m["local"], "ok" if m["ok"] else "WRONG"))
         lines.append("  (* summed over threads: ours = time in the fault path, "
                      "oracle = time in move_pages)")
@@ -204,9 +204,9 @@ def main():
     if "ref_ours" in fig:
         r = fig["ref_ours"]
         lines.append(
-            "reference/ours (emulated, %d MiB, medians of %d) = %.1f (target >= %.1f: %s); "
+            "reference/ours (emulated, %d MiB, medians of %d and %d) = %.1f (target >= %.1f: %s); "
             "slowest ours against fastest reference %.1f" % (
-                r["mib"], r["n"], r["ratio"], TARGET_REF_OURS,
+                r["mib"], r["n"], r["n_ours"], r["ratio"], TARGET_REF_OURS,
                 "met" if r["met"] else "MISSED", r["worst"]))
     if h:
         lines.append("native (host-native, one node, nothing moves), medians of %d:" %
@@ -286,8 +286,9 @@ def main():
     ax.set_ylabel("ms (log scale): request + one pass of the loop")
     if any_g:
         ax.set_title("EMULATED (QEMU/TCG guest, 2 NUMA nodes, %d threads): %d MiB, %d pages;\n"
-                     "median of %d (dots: each run); compare as ratios only" % (
-                         any_g["threads"], any_g["pages"] * 4096 >> 20, any_g["pages"], any_g["n"]),
+                     "median of %s runs (dots: each run); compare as ratios only" % (
+                         any_g["threads"], any_g["pages"] * 4096 >> 20, any_g["pages"],
+                         "-".join(sorted({str(g[v]["n"]) for v in vs}, key=int))),
                      fontsize=10)
     ax = axes[1]
     if pairs:
