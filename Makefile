@@ -5,6 +5,8 @@
 #   make check           the project's tests (clang, libomp, NUMA guest) with lit
 #   make check-stress    the stress and randomized model tests, long
 #   make check-sanitizers  the runtime tests built with ASan, then TSan
+#   make bench-suite     all the benchmarks, reduced, two guest boots (~10 min);
+#                        FULL=1 at full size (~40 min); summary of the targets
 #   make bench           the distribution benchmark (host + 2-node guest), CSV + plot
 #   make check-upstream  upstream clang/test/OpenMP and openmp/runtime/test
 #   make patches         regenerate patches/ from build/src/llvm-project's commits
@@ -192,6 +194,16 @@ demo:
 # bench/results/nexttouch_dist.{csv,png}. BENCH_MIB=128 for a quicker look.
 bench: toolchain
 	bash bench/run-bench.sh
+
+# The benchmark suite (docs/Benchmarks.rst, "The suite in one command"):
+# distribution, placement accuracy, Jacobi/CG against the alternatives with
+# the OMP_PROC_BIND x OMP_PLACES sweep, and readonly, in a reduced
+# configuration with one 2-node and one 4-node guest boot; results in
+# bench/results/suite/ and a one-screen summary of the targets. FULL=1 runs
+# the four benchmarks at their own sizes (as the targets below do).
+.PHONY: bench-suite
+bench-suite: toolchain
+	FULL=$(FULL) bash bench/suite.sh
 
 # The application benchmarks (bench/apps/README.md): STREAM, Jacobi, CG, a
 # LULESH-shaped mesh proxy and the batch-window kernel, each in a 2-node and a

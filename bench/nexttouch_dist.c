@@ -22,6 +22,7 @@
 // fault_ns), for the oracle the time in move_pages summed over threads.
 //
 // usage: nexttouch_dist MiB reps variant,variant,...
+//   (odd repetitions run the variants in this order, even ones in reverse)
 #include "bench_common.h"
 
 enum { ORACLE_BATCH = 1024 }; // pages per move_pages call in the oracle
@@ -159,9 +160,19 @@ int main(int argc, char **argv) {
     munmap(warm, len);
   }
   printf(CSV_HEADER "\n");
+  // The variants of one repetition run one after the other, in the given
+  // order in odd repetitions and in reverse in even ones (A B, B A, A B ...):
+  // a change of the host's load, and whatever a run leaves behind for the
+  // next, falls on every variant alike.
+  char *order[64];
+  int nv = 0;
+  char *save = NULL;
+  for (char *v = strtok_r(variants, ",", &save); v && nv < 64;
+       v = strtok_r(NULL, ",", &save))
+    order[nv++] = v;
   for (int rep = 1; rep <= reps; rep++) {
-    char *save = NULL, *list = strdup(variants);
-    for (char *v = strtok_r(list, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
+    for (int i = 0; i < nv; i++) {
+      const char *v = order[rep % 2 ? i : nv - 1 - i];
       if (strncmp(v, "ours-", 5) == 0)
         run_ours(v, rep);
       else if (strncmp(v, "oracle", 6) == 0)
@@ -171,7 +182,6 @@ int main(int argc, char **argv) {
       else
         return fprintf(stderr, "unknown variant %s\n", v), 2;
     }
-    free(list);
   }
   return 0;
 }
