@@ -280,14 +280,19 @@ extern int __kmp_nt_nitems;
 // Migration (kmp_nexttouch_migrate.cpp; async-signal-safe)
 
 // Move the claimed units [u, u+n) of seg to `node`; old[i] is the state each
-// had when claimed.  Returns 1 if part of the run must be finished by
-// __kmp_nt_fixup() once the pages are accessible again.
+// had when claimed.  Returns KMP_NT_MIGRATE_FIXUP if part of the run must be
+// finished by __kmp_nt_fixup() once the pages are accessible again, and
+// KMP_NT_MIGRATE_UNMARKED if the run has lost the mark already (its policy
+// was restored after mbind).
+#define KMP_NT_MIGRATE_FIXUP 1
+#define KMP_NT_MIGRATE_UNMARKED 2
 int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
                      const unsigned char *old, int node);
 void __kmp_nt_fixup(kmp_nt_segment *seg, size_t u, size_t n,
                     const unsigned char *old, int node);
-// Give the claimed units back their protection / release them to waiters.
-void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n);
+// Give the claimed units back their protection (and remove the mark unless
+// `unmarked`) / release them to waiters.
+void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n, int unmarked);
 void __kmp_nt_done(kmp_nt_segment *seg, size_t u, size_t n);
 
 // ---------------------------------------------------------------------------

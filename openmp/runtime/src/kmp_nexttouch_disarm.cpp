@@ -53,7 +53,7 @@ static kmp_uint64 nt_disarm_units(kmp_nt_segment *seg, size_t lo, size_t hi) {
         break;
     }
     left += e - u;
-    __kmp_nt_restore(seg, u, e - u);
+    __kmp_nt_restore(seg, u, e - u, 0);
     __kmp_nt_done(seg, u, e - u);
     u = e;
   }
@@ -216,7 +216,7 @@ static void nt_atfork_child() {
       continue;
     for (size_t u = 0; u < s->nunits; u++)
       if (s->state[u] == KMP_NT_CLAIMED) {
-        __kmp_nt_restore(s, u, 1);
+        __kmp_nt_restore(s, u, 1, 0);
         __kmp_nt_done(s, u, 1);
       }
   }

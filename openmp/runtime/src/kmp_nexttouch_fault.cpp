@@ -404,7 +404,7 @@ static int nt_fault(uintptr_t addr, void *uc) {
       }
       // Ours.  Serial code (no team runs) gets the unit back where it is.
       if (!__atomic_load_n(&__kmp_nt_teams_running, __ATOMIC_ACQUIRE)) {
-        __kmp_nt_restore(seg, u, 1);
+        __kmp_nt_restore(seg, u, 1, 0);
         __kmp_nt_done(seg, u, 1);
         KMP_NT_ADD(pages_touched_serial, __kmp_nt_unit_pages(seg));
         break;
@@ -449,9 +449,9 @@ static int nt_fault(uintptr_t addr, void *uc) {
         old[n++] = t;
       }
       int node = __kmp_nt_node_of_current_cpu();
-      int fix = __kmp_nt_migrate(seg, u, n, old, node);
-      __kmp_nt_restore(seg, u, n);
-      if (fix)
+      int mig = __kmp_nt_migrate(seg, u, n, old, node);
+      __kmp_nt_restore(seg, u, n, mig & KMP_NT_MIGRATE_UNMARKED);
+      if (mig & KMP_NT_MIGRATE_FIXUP)
         __kmp_nt_fixup(seg, u, n, old, node);
       __kmp_nt_done(seg, u, n);
       if (st) {

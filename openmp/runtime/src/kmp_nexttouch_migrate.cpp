@@ -97,8 +97,10 @@ static int nt_gather(const kmp_nt_segment *seg, size_t u, size_t *i, size_t n,
 }
 
 // Migrate the claimed units [u, u+n) of seg to `node`; old[i] is the state
-// each had when it was claimed.  Returns 1 if mbind failed for part of the
-// run: __kmp_nt_fixup() then finishes the job once the pages are accessible.
+// each had when it was claimed.  Returns KMP_NT_MIGRATE_FIXUP if mbind
+// failed for part of the run (__kmp_nt_fixup() then finishes the job once
+// the pages are accessible), and KMP_NT_MIGRATE_UNMARKED if restoring the
+// range's policy after mbind removed the mark (so __kmp_nt_restore need not).
 int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
                       const unsigned char *old, int node) {
   kmp_uint64 unit_pages = __kmp_nt_unit_pages(seg);
@@ -123,7 +125,7 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
   // not report them): __kmp_nt_fixup() moves them once they are accessible,
   // with move_pages(), which says which could not move.
   if (seg->shared)
-    return 1;
+    return KMP_NT_MIGRATE_FIXUP;
   if (__kmp_nt_mech == kmp_nt_mech_mbind || seg->shift > __kmp_nt_page_shift) {
     // One call for the run: the kernel moves only the pages that are not on
     // `node` already.  It leaves MPOL_BIND behind: restore the range's policy.
@@ -138,13 +140,17 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
     if (r) // a page may be transiently busy (e.g. still in a per-CPU LRU list)
       r = __kmp_nt_mbind(a, len, MPOL_BIND, mask, KMP_NT_MAXNODE,
                    MPOL_MF_MOVE | MPOL_MF_STRICT);
+    // In a marked segment this also removes the mark from the run.
+    int unmarked = 0;
     if (seg->pol_mode == MPOL_DEFAULT)
-      __kmp_nt_mbind(a, len, MPOL_DEFAULT, NULL, 0, 0);
+      unmarked = __kmp_nt_mbind(a, len, MPOL_DEFAULT, NULL, 0, 0) == 0 &&
+                 seg->marked;
     else
       __kmp_nt_mbind(a, len, seg->pol_mode, seg->pol_mask, KMP_NT_MAXNODE, 0);
-    if (r)
-      return 1; // which pages moved is only known once they are accessible
-    moved = want * unit_pages;
+    if (r) // which pages moved is only known once they are accessible
+      return KMP_NT_MIGRATE_FIXUP | (unmarked ? KMP_NT_MIGRATE_UNMARKED : 0);
+    __kmp_nt_count_moved(node, want * unit_pages);
+    return unmarked ? KMP_NT_MIGRATE_UNMARKED : 0;
   } else {
     // Per page.  A kernel that does not move PROT_NONE pages says -ENOENT
     // (only if KMP_NEXTTOUCH_MECHANISM forces move_pages there): leave the
@@ -164,7 +170,7 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
       long r = __kmp_nt_move_pages(k, pages, nodes, status, MPOL_MF_MOVE);
       if (r < 0) {
         if (errno == ENOENT)
-          return 1;
+          return KMP_NT_MIGRATE_FIXUP;
         fails[NT_FAIL_OTHER] += k;
         continue;
       }
@@ -172,7 +178,7 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
         if (status[j] == node)
           moved++;
         else if (status[j] == -ENOENT)
-          return 1;
+          return KMP_NT_MIGRATE_FIXUP;
         else
           fails[nt_move_error_kind(-status[j])]++;
       }
@@ -265,12 +271,13 @@ void __kmp_nt_probe_mark() {
   __kmp_nt_private_free((void *)p, __kmp_nt_page);
 }
 
-// Give the claimed units [u, u+n) back their protection (and their policy).
-void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n) {
+// Give the claimed units [u, u+n) back their protection (and their policy,
+// unless `unmarked` says the mark is gone already).
+void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n, int unmarked) {
   // The units are claimed: other threads' faults there wait for them.
   uintptr_t a = seg->base + (u << seg->shift);
   size_t len = n << seg->shift;
-  if (seg->marked)
+  if (seg->marked && !unmarked)
     __kmp_nt_set_mark(a, len, 0);
   if (mprotect((void *)a, len, seg->prot) == 0)
     return;
