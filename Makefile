@@ -121,10 +121,13 @@ toolchain: clang
 
 # The project's tests: clang/test/OpenMP/{nexttouch,readonly}* and
 # openmp/runtime/test/nexttouch/ (with the NUMA guest tests), in one lit run.
+# Then the host runtime tests again with ASan and TSan builds of the test
+# programs (check-sanitizers, about a minute).
 check: toolchain
 	NEXTTOUCH_REQUIRE_GUEST=1 bash scripts/run-lit.sh $(LIT_OPTS) --show-pass -j$(LIT_JOBS) \
 	  $(CLANG_BUILD)/test/OpenMP $(OMP_BUILD)/runtime/test/nexttouch \
 	  --filter 'nexttouch|readonly'
+	$(MAKE) --no-print-directory check-sanitizers
 
 # The long runs of the stress and randomized model tests (stress.c, model.c
 # and their NUMA-guest variants guest_stress.c, guest_model.c): the same lit
