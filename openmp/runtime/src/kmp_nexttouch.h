@@ -300,6 +300,8 @@ void __kmp_nt_done(kmp_nt_segment *seg, size_t u, size_t n);
 
 // Put the engine's SIGSEGV handler first (under __kmp_nt_lock).
 void __kmp_nt_install_handler();
+// Can the page be read now (asked of the kernel, without faulting)?
+int __kmp_nt_readable(uintptr_t page);
 // Touch the armed units of [a, e) as the calling thread, through the fault
 // path, before a system call copies into or out of them.
 void __kmp_nt_touch_range(uintptr_t a, uintptr_t e);

@@ -228,7 +228,7 @@ static size_t nt_batch_limit(const kmp_nt_segment *seg, size_t u, size_t wu,
 
 // Can the page be read?  process_vm_readv() on ourselves asks the kernel,
 // without faulting.
-static int nt_readable(uintptr_t page) {
+int __kmp_nt_readable(uintptr_t page) {
   char byte;
   struct iovec local = {&byte, 1}, remote = {(void *)page, 1};
   return syscall(SYS_process_vm_readv, (long)getpid(), &local, 1UL, &remote,
@@ -245,7 +245,7 @@ static int nt_foreign_write(uintptr_t page, void *uc) {
   const ucontext_t *ctx = (const ucontext_t *)uc;
   if (!ctx || !(ctx->uc_mcontext.gregs[REG_ERR] & 2))
     return 0;
-  return nt_readable(page);
+  return __kmp_nt_readable(page);
 #else
   (void)page;
   (void)uc;
@@ -319,7 +319,7 @@ static int nt_none_vma(uintptr_t addr, uintptr_t *lo, uintptr_t *hi) {
 // Returns 1 if it did.
 static int nt_open_moved(uintptr_t page) {
   uintptr_t lo, hi;
-  if (!__kmp_nt_mark || !__kmp_nt_marked(page) || nt_readable(page) ||
+  if (!__kmp_nt_mark || !__kmp_nt_marked(page) || __kmp_nt_readable(page) ||
       !nt_none_vma(page, &lo, &hi))
     return 0;
   int hwm = __atomic_load_n(&__kmp_nt_table_hwm, __ATOMIC_ACQUIRE);

@@ -25,7 +25,6 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -145,13 +144,6 @@ int __kmp_nt_read_maps(kmp_nt_vma **out, int smaps) {
   return n;
 }
 
-// Can the page be read now?  Asked of the kernel, without faulting.
-static int nt_readable_now(uintptr_t page) {
-  char byte;
-  struct iovec local = {&byte, 1}, remote = {(void *)page, 1};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1;
-}
-
 // Is [a, b) armed memory of the engine's (under __kmp_nt_lock)?  Armed (or
 // claimed) units are PROT_NONE until the pages are touched; other PROT_NONE
 // memory in a segment's extent (moved there by mremap, or mapped there by
@@ -171,7 +163,7 @@ static int nt_armed(uintptr_t a, uintptr_t b) {
     for (size_t u = (a - in->base) >> in->shift;
          in->base + (u << in->shift) < e; u++)
       if (__atomic_load_n(&in->state[u], __ATOMIC_ACQUIRE) == KMP_NT_DONE &&
-          !nt_readable_now(in->base + (u << in->shift)))
+          !__kmp_nt_readable(in->base + (u << in->shift)))
         return 0;
     a = e;
   }
