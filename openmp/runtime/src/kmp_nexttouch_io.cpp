@@ -45,12 +45,14 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-// Touch [p, p+n) if anything is armed.
+// Touch [p, p+n) if anything is armed.  A range that wraps is left alone:
+// the call fails anyway, and no armed page beyond the buffer is touched.
 static inline void nt_io_buf(const void *p, size_t n) {
   if (!TCR_4(__kmp_nexttouch_armed) || !p || !n)
     return;
   uintptr_t a = (uintptr_t)p, e = a + n;
-  __kmp_nt_touch_range(a, e < a ? UINTPTR_MAX : e);
+  if (e > a)
+    __kmp_nt_touch_range(a, e);
 }
 
 static inline void nt_io_iov(const struct iovec *iov, long cnt) {
@@ -70,7 +72,8 @@ static inline void nt_io_msg(const struct msghdr *m) {
 
 // stdio's n items of size bytes at p.
 static inline void nt_io_items(const void *p, size_t size, size_t n) {
-  nt_io_buf(p, n && size > SIZE_MAX / n ? SIZE_MAX : size * n);
+  if (!n || size <= SIZE_MAX / n) // an overflowing product touches nothing
+    nt_io_buf(p, size * n);
 }
 
 // A buffer and the peer address a call fills in.
