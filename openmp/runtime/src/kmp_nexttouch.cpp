@@ -106,10 +106,8 @@ static void nt_initialize_locked() {
       __kmp_nt_mech = kmp_nt_mech_move_pages; // nothing moves on one node
     __kmp_nt_active = __kmp_nexttouch_force ||
                       (__kmp_nt_num_nodes > 1 && __kmp_nt_mech != kmp_nt_mech_none);
-    if (__kmp_nt_active) {
-      __kmp_nt_register_atfork();
+    if (__kmp_nt_active)
       __kmp_nt_probe_mark();
-    }
   }
   KMP_MB();
   __kmp_nt_initialized = 1;

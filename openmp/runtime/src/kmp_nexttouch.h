@@ -313,7 +313,6 @@ int __kmp_nt_private_table(uintptr_t *start, uintptr_t *end);
 // Requests (kmp_nexttouch.cpp) and arming (kmp_nexttouch_arm.cpp), under
 // __kmp_nt_lock.
 void __kmp_nt_remove_pending(uintptr_t start, uintptr_t end);
-void __kmp_nt_register_atfork(); // once, for both engines
 // The report at shutdown (kmp_nexttouch_counters.cpp).
 void __kmp_nt_report();
 
@@ -336,8 +335,8 @@ int __kmp_ro_private_ranges(kmp_nt_range *out, int max);
 int __kmp_ro_private_max();
 // At shutdown: every item is dropped (protection restored).
 void __kmp_ro_cleanup();
-// fork(2), from the engine's atfork handlers: 0 prepare (take the readonly
-// lock, after __kmp_nt_lock), 1 parent (release it), 2 child (reset).
+// fork(2), from __kmp_nexttouch_atfork: 0 prepare (take the readonly lock,
+// after __kmp_nt_lock), 1 parent (release it), 2 child (reset).
 void __kmp_ro_atfork(int phase);
 
 #endif // KMP_NEXTTOUCH_SUPPORTED

@@ -194,22 +194,30 @@ static int nt_segv_guard_join() {
   return nt_segv_guard();
 }
 
-// ---------------------------------------------------------------------------
-// fork(2): the child has one thread.  Nobody else is in the engine's lock
-// (prepare takes it), and a unit claimed by a thread the child does not have
-// is released where it is.
+#endif // KMP_NEXTTOUCH_SUPPORTED
 
-// The readonly engine's lock is taken after ours, as everywhere (a thread in
-// a next-touch request may wait for it while holding ours).
-static void nt_atfork_prepare() {
-  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
-  __kmp_ro_atfork(0);
-}
-static void nt_atfork_parent() {
-  __kmp_ro_atfork(1);
-  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
-}
-static void nt_atfork_child() {
+// ---------------------------------------------------------------------------
+// fork(2), from libomp's own pthread_atfork handlers (z_Linux_util.cpp), which
+// are registered at libomp's initialisation, before anything can take the
+// engines' locks.  The locks are taken in the order libomp's code takes
+// them: libomp's (__kmp_initz_lock, __kmp_forkjoin_lock; shutdown holds them
+// when it disarms), then __kmp_nt_lock, then the readonly engine's (a thread
+// in a next-touch request may wait for it while holding ours).  The child
+// has one thread: nobody else is in the locks, and a unit that a thread the
+// child does not have had claimed is released where it is.
+
+void __kmp_nexttouch_atfork(int phase) {
+#if KMP_NEXTTOUCH_SUPPORTED
+  if (phase == 0) { // prepare
+    __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
+    __kmp_ro_atfork(0);
+    return;
+  }
+  if (phase == 1) { // parent
+    __kmp_ro_atfork(1);
+    __kmp_release_bootstrap_lock(&__kmp_nt_lock);
+    return;
+  }
   for (int i = 0; i < __kmp_nt_table_hwm; i++) {
     kmp_nt_segment *s = __kmp_nt_table[i];
     if (!s)
@@ -224,18 +232,10 @@ static void nt_atfork_child() {
   __kmp_nt_teams_running = 0;
   __kmp_ro_atfork(2);
   __kmp_init_bootstrap_lock(&__kmp_nt_lock);
+#else
+  (void)phase;
+#endif
 }
-
-// Once, by whichever engine starts first (under __kmp_nt_lock).
-void __kmp_nt_register_atfork() {
-  static int registered = 0;
-  if (registered)
-    return;
-  registered = 1;
-  pthread_atfork(nt_atfork_prepare, nt_atfork_parent, nt_atfork_child);
-}
-
-#endif // KMP_NEXTTOUCH_SUPPORTED
 
 // ---------------------------------------------------------------------------
 // The runtime's hooks and the API

@@ -132,9 +132,6 @@ static void ro_initialize() {
   __kmp_nt_initialize(); // page size, topology
   if (TCR_4(ro_ready))
     return;
-  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
-  __kmp_nt_register_atfork(); // its handlers take our lock too
-  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
   if (!ro_ready) {
     ro_prepare_messages();
