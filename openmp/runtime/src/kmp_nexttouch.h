@@ -15,6 +15,7 @@
  *   kmp_nexttouch_fault.cpp    the SIGSEGV handler  [signal handler]
  *   kmp_nexttouch_migrate.cpp  moving and releasing pages  [signal handler]
  *   kmp_nexttouch_io.cpp       system calls on armed buffers (wrappers)
+ *   kmp_nexttouch_sigmask.cpp  SIGSEGV stays deliverable (wrappers)
  *
  * The readonly(list) engine (kmp_readonly*.cpp, kmp_readonly.h) shares the
  * handler, the private mappings, the system calls, the topology and the
@@ -305,6 +306,15 @@ int __kmp_nt_readable(uintptr_t page);
 // Touch the armed units of [a, e) as the calling thread, through the fault
 // path, before a system call copies into or out of them.
 void __kmp_nt_touch_range(uintptr_t a, uintptr_t e);
+
+// The C library's wrapped functions (kmp_nexttouch_io.cpp,
+// kmp_nexttouch_sigmask.cpp): the next definition of `name`, looked up once
+// into *cache; NULL if there is none.
+void *__kmp_nt_next(void *volatile *cache, const char *name);
+// The handler's first question (kmp_nexttouch_sigmask.cpp): 1 if the SIGSEGV
+// described by si was sent to a thread that blocks SIGSEGV in the program's
+// view; it is then held until the thread unblocks it.  Async-signal-safe.
+int __kmp_nt_hold_segv(const siginfo_t *si);
 
 // The engine's other mappings that arming must never protect
 // (kmp_nexttouch_topology.cpp): 1 and the cpu -> node table's range, or 0.

@@ -581,6 +581,12 @@ static void nt_chain(int sig, siginfo_t *si, void *uc) {
 
 static void nt_handler(int sig, siginfo_t *si, void *uc) {
   int saved_errno = errno;
+  // A SIGSEGV sent (not a fault) to a thread that blocks it in the program's
+  // view waits until the thread unblocks it (kmp_nexttouch_sigmask.cpp).
+  if (sig == SIGSEGV && __kmp_nt_hold_segv(si)) {
+    errno = saved_errno;
+    return;
+  }
   // A write to a readonly list item (kmp_readonly_fault.cpp), then an armed
   // page.  The two engines never hold the same page.
   if (sig == SIGSEGV && si && si->si_code == SEGV_ACCERR &&

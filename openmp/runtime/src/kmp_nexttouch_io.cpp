@@ -83,8 +83,7 @@ static inline void nt_io_from(void *buf, size_t n, void *from,
   nt_io_buf(from, fromlen ? *fromlen : 0);
 }
 
-// The next definition of `name` (the C library's), looked up once.
-static void *nt_io_next(void *volatile *cache, const char *name) {
+void *__kmp_nt_next(void *volatile *cache, const char *name) {
   void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
   if (!f) {
     f = dlsym(RTLD_NEXT, name);
@@ -99,7 +98,7 @@ static void *nt_io_next(void *volatile *cache, const char *name) {
   extern "C" ret name params {                                                 \
     static void *volatile next;                                                \
     typedef ret(*fn_t) params;                                                 \
-    fn_t f = (fn_t)nt_io_next(&next, #name);                                   \
+    fn_t f = (fn_t)__kmp_nt_next(&next, #name);                                   \
     if (!f) {                                                                  \
       errno = ENOSYS;                                                          \
       return static_cast<ret>(-1);                                             \
