@@ -16,6 +16,7 @@
  *   kmp_nexttouch_migrate.cpp  moving and releasing pages  [signal handler]
  *   kmp_nexttouch_io.cpp       system calls on armed buffers (wrappers)
  *   kmp_nexttouch_sigmask.cpp  SIGSEGV stays deliverable (wrappers)
+ *   kmp_nexttouch_mm.cpp       the program's mapping changes (wrappers)
  *
  * The readonly(list) engine (kmp_readonly*.cpp, kmp_readonly.h) shares the
  * handler, the private mappings, the system calls, the topology and the
@@ -211,6 +212,9 @@ long __kmp_nt_mbind(void *addr, unsigned long len, int mode,
 long __kmp_nt_get_mempolicy(int *mode, unsigned long *mask,
                             unsigned long maxnode, void *addr,
                             unsigned long flags);
+// mprotect(2) without the C library: the engine's own protection changes do
+// not go through the wrapper of kmp_nexttouch_mm.cpp.
+int __kmp_nt_mprotect(void *addr, size_t len, int prot);
 kmp_uint64 __kmp_nt_now_ns();
 
 // The mark on the pages the engine protects (kmp_nexttouch_migrate.cpp): the
@@ -263,6 +267,9 @@ void __kmp_nt_arm_pending();
 // program unmapped or re-protected; returns the VMAs (or NULL).
 kmp_nt_vma *__kmp_nt_check_armed(int *n, int smaps);
 void __kmp_nt_free_segment(kmp_nt_segment *seg);
+// Disarm the armed units [lo, hi) of seg where they are; the pages disarmed
+// (the caller counts them).  Lock-free, async-signal-safe.
+kmp_uint64 __kmp_nt_disarm_units(kmp_nt_segment *seg, size_t lo, size_t hi);
 
 // ---------------------------------------------------------------------------
 // Requests waiting to be armed (kmp_nexttouch.cpp), under __kmp_nt_lock.

@@ -201,7 +201,7 @@ static int nt_cmp_range(const void *a, const void *b) {
 static int nt_protect(const kmp_nt_segment *seg, uintptr_t a, size_t len) {
   if (seg->marked && !__kmp_nt_set_mark(a, len, 1))
     return 0;
-  if (mprotect((void *)a, len, PROT_NONE) == 0)
+  if (__kmp_nt_mprotect((void *)a, len, PROT_NONE) == 0)
     return 1;
   if (seg->marked)
     __kmp_nt_set_mark(a, len, 0);

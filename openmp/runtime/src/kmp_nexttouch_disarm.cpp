@@ -32,8 +32,9 @@
 
 // Claim what is still armed in [lo, hi) of seg so that no fault migrates it
 // meanwhile, give it its protection back where it is, and release it.
-// Returns the pages disarmed.
-static kmp_uint64 nt_disarm_units(kmp_nt_segment *seg, size_t lo, size_t hi) {
+// Returns the pages disarmed.  Lock-free and async-signal-safe (the
+// wrappers of kmp_nexttouch_mm.cpp call it outside __kmp_nt_lock).
+kmp_uint64 __kmp_nt_disarm_units(kmp_nt_segment *seg, size_t lo, size_t hi) {
   kmp_uint64 left = 0;
   for (size_t u = lo; u < hi;) {
     unsigned char s = __atomic_load_n(&seg->state[u], __ATOMIC_ACQUIRE);
@@ -128,7 +129,7 @@ static void nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
     uintptr_t b = all || expired || end > s->end ? s->end : end;
     size_t lo = (a - s->base) >> s->shift;
     size_t hi = (b - s->base + ((uintptr_t)1 << s->shift) - 1) >> s->shift;
-    pages += nt_disarm_units(s, lo, hi);
+    pages += __kmp_nt_disarm_units(s, lo, hi);
   }
   if (expired)
     KMP_NT_ADD(pages_expired, pages);

@@ -349,7 +349,7 @@ static int nt_open_moved(uintptr_t page) {
   // Protection first, then the mark: another thread faulting here meanwhile
   // must not find an inaccessible page without it (it would chain the fault
   // to the program's handler).
-  if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) != 0)
+  if (__kmp_nt_mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) != 0)
     return 0;
   __kmp_nt_set_mark(lo, hi - lo, 0);
   return 1;

@@ -43,6 +43,10 @@ long __kmp_nt_get_mempolicy(int *mode, unsigned long *mask,
   return syscall(SYS_get_mempolicy, mode, mask, maxnode, addr, flags);
 }
 
+int __kmp_nt_mprotect(void *addr, size_t len, int prot) {
+  return (int)syscall(SYS_mprotect, addr, len, (unsigned long)prot);
+}
+
 kmp_uint64 __kmp_nt_now_ns() {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -279,12 +283,13 @@ void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n, int unmarked) {
   size_t len = n << seg->shift;
   if (seg->marked && !unmarked)
     __kmp_nt_set_mark(a, len, 0);
-  if (mprotect((void *)a, len, seg->prot) == 0)
+  if (__kmp_nt_mprotect((void *)a, len, seg->prot) == 0)
     return;
   KMP_NT_ADD(fail_restore, 1);
   // Most likely the VMA limit (vm.max_map_count): open the whole segment;
   // its other armed pages lose next-touch but stay correct.
-  if (mprotect((void *)seg->base, seg->end - seg->base, seg->prot) == 0) {
+  if (__kmp_nt_mprotect((void *)seg->base, seg->end - seg->base,
+                        seg->prot) == 0) {
     if (seg->marked)
       __kmp_nt_set_mark(seg->base, seg->end - seg->base, 0);
     return;
@@ -295,7 +300,7 @@ void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n, int unmarked) {
   size_t usz = (size_t)1 << seg->shift;
   for (size_t i = 0; i < n; i++) {
     uintptr_t p = a + i * usz;
-    if (mprotect((void *)p, usz, seg->prot) != 0)
+    if (__kmp_nt_mprotect((void *)p, usz, seg->prot) != 0)
       continue;
     if (seg->marked)
       __kmp_nt_set_mark(p, usz, 0);
