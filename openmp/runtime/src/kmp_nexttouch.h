@@ -147,6 +147,10 @@ int __kmp_nt_probe_mechanism();
 #define KMP_NT_CLAIMED 0x40 // a thread is migrating / disarming it
 #define KMP_NT_ARMED 0x80 // armed; low 6 bits: node at arming (0x3f unknown)
 #define KMP_NT_NODE_UNKNOWN 0x3f
+// With KMP_NT_ARMED: at arming another process mapped the page too (shared
+// copy-on-write after fork): the kernel does not move it, and mbind does
+// not say so.  (Alone, the same bit is KMP_NT_CLAIMED.)
+#define KMP_NT_COW 0x40
 
 #define KMP_NT_MASK_WORDS 16 // nodemask of 1024 nodes for the policy calls
 #define KMP_NT_MAXNODE (KMP_NT_MASK_WORDS * 8 * sizeof(unsigned long))

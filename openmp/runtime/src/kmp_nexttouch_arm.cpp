@@ -129,9 +129,11 @@ static nt_interval *nt_exclusions(int *n) {
 // ---------------------------------------------------------------------------
 // Stale units: armed pages are PROT_NONE.  Where the VMA over an armed unit is
 // now something else (the program unmapped it, mapped something new there,
-// or changed its protection), the unit is no longer the engine's: it is
-// dropped without touching the mapping's protection, and counted in
-// fail_arm.  Checked
+// or changed its protection, with calls the wrappers of kmp_nexttouch_mm.cpp
+// did not see), the unit is no longer the engine's: it is dropped without
+// touching the mapping's protection, and counted in pages_disarmed (every
+// armed page is counted once: migrated, local, touched serially, disarmed,
+// expired or failed to move).  Checked
 // whenever the engine reads the VMAs anyway (arming) and before it restores
 // protections outside the fault path (disarming, shutdown).
 
@@ -171,7 +173,7 @@ static void nt_drop_stale(const kmp_nt_vma *v, int n) {
         if (s->marked && j < n && v[j].start <= a && __kmp_nt_marked(a))
           __kmp_nt_set_mark(a, b - a, 0);
         __kmp_nt_done(s, u, 1);
-        KMP_NT_ADD(fail_arm, __kmp_nt_unit_pages(s));
+        KMP_NT_ADD(pages_disarmed, __kmp_nt_unit_pages(s));
       }
     }
   }
@@ -206,6 +208,37 @@ static int nt_protect(const kmp_nt_segment *seg, uintptr_t a, size_t len) {
   if (seg->marked)
     __kmp_nt_set_mark(a, len, 0);
   return 0;
+}
+
+// Which of the k pages of seg another process maps too (shared copy-on-write
+// after a fork of this process or of its parent, whether or not libomp ran
+// then): bit 63 of a /proc/self/pagemap entry says present, bit 56
+// exclusively mapped.  Only where mbind moves the pages (move_pages says
+// which it could not move).
+static void nt_cow_pages(const kmp_nt_segment *seg, void *const *pages, int k,
+                         unsigned char *cow) {
+  memset(cow, 0, k);
+  if (__kmp_nt_mech != kmp_nt_mech_mbind && seg->shift == __kmp_nt_page_shift)
+    return;
+  int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  enum { RUN = 512 };
+  kmp_uint64 ent[RUN];
+  for (int i = 0; i < k;) {
+    uintptr_t pn = (uintptr_t)pages[i] >> __kmp_nt_page_shift;
+    int e = i + 1;
+    while (e < k && e - i < RUN &&
+           ((uintptr_t)pages[e] >> __kmp_nt_page_shift) == pn + (e - i))
+      e++;
+    ssize_t r = pread(fd, ent, sizeof(kmp_uint64) * (e - i),
+                      (off_t)(pn * sizeof(kmp_uint64)));
+    for (int j = 0; j < e - i && (ssize_t)((j + 1) * sizeof(kmp_uint64)) <= r;
+         j++)
+      cow[i + j] = (ent[j] >> 63) & 1 && !((ent[j] >> 56) & 1);
+    i = e;
+  }
+  close(fd);
 }
 
 // Give seg a copy of the requested items that meet it (__kmp_nt_items is
@@ -276,13 +309,16 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
     if (__kmp_nt_move_pages(k, pages, NULL, status, 0) != 0)
       for (size_t i = 0; i < k; i++)
         status[i] = KMP_NT_NODE_UNKNOWN;
+    unsigned char cow[CHUNK];
+    nt_cow_pages(seg, pages, (int)k, cow);
     for (size_t i = 0; i < k; i++) {
       if (status[i] < 0) {
         seg->state[u + i] = KMP_NT_DONE;
         absent++;
       } else {
         int nd = status[i] < KMP_NT_NODE_UNKNOWN ? status[i] : KMP_NT_NODE_UNKNOWN;
-        seg->state[u + i] = (unsigned char)(KMP_NT_ARMED | nd);
+        seg->state[u + i] =
+            (unsigned char)(KMP_NT_ARMED | nd | (cow[i] ? KMP_NT_COW : 0));
         armed++;
       }
     }
@@ -364,6 +400,8 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
     if (__kmp_nt_move_pages(k, pages, NULL, status, 0) != 0)
       for (int i = 0; i < k; i++)
         status[i] = KMP_NT_NODE_UNKNOWN;
+    unsigned char cow[CHUNK];
+    nt_cow_pages(seg, pages, k, cow);
     // Runs of consecutive populated units: state first, then one mprotect.
     for (int i = 0; i < k;) {
       if (status[i] < 0) { // not populated: its first touch is local anyway
@@ -374,8 +412,10 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
       for (; e < k && status[e] >= 0 && cand[e] == cand[i] + (e - i); e++) {
         int nd = status[e] < KMP_NT_NODE_UNKNOWN ? status[e] : KMP_NT_NODE_UNKNOWN;
         __atomic_fetch_add(&seg->armed_units, 1, __ATOMIC_ACQ_REL);
-        __atomic_store_n(&seg->state[cand[e]],
-                         (unsigned char)(KMP_NT_ARMED | nd), __ATOMIC_RELEASE);
+        __atomic_store_n(
+            &seg->state[cand[e]],
+            (unsigned char)(KMP_NT_ARMED | nd | (cow[e] ? KMP_NT_COW : 0)),
+            __ATOMIC_RELEASE);
       }
       if (!nt_protect(seg, (uintptr_t)pages[i], (e - i) * usz)) {
         for (int t = i; t < e; t++) {

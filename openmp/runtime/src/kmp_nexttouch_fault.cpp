@@ -398,7 +398,7 @@ static int nt_fault(uintptr_t addr, void *uc) {
       if (nt_foreign_write(page, uc) ||
           (seg->marked && !__kmp_nt_marked(page))) {
         __kmp_nt_done(seg, u, 1);
-        KMP_NT_ADD(fail_arm, __kmp_nt_unit_pages(seg));
+        KMP_NT_ADD(pages_disarmed, __kmp_nt_unit_pages(seg));
         __atomic_fetch_sub(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
         return 0;
       }

@@ -151,7 +151,12 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
                  seg->marked;
     else
       __kmp_nt_mbind(a, len, seg->pol_mode, seg->pol_mask, KMP_NT_MAXNODE, 0);
-    if (r) // which pages moved is only known once they are accessible
+    // Which pages moved is only known once they are accessible: where mbind
+    // failed, and where it skipped pages another process maps too.
+    int cow = 0;
+    for (size_t i = 0; i < n; i++)
+      cow |= old[i] & KMP_NT_COW;
+    if (r || cow)
       return KMP_NT_MIGRATE_FIXUP | (unmarked ? KMP_NT_MIGRATE_UNMARKED : 0);
     __kmp_nt_count_moved(node, want * unit_pages);
     return unmarked ? KMP_NT_MIGRATE_UNMARKED : 0;
