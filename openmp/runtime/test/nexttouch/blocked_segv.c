@@ -22,11 +22,22 @@
 //            arming disarms in place and names the thread.
 // Each case checks the data, the counters and the thread's view of its mask.
 // RUN: %libomp-compile
-// RUN: for m in created attr region late worker handler held; do \
-// RUN:   env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run $m 2>&1; \
-// RUN: done | FileCheck %s --check-prefixes=CHECK,WRAPPED
+// RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run created 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CREATED
+// RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run attr 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=ATTR
+// RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run region 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=REGION
+// RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run late 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=LATE
+// RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run worker 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=WORKER
+// RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run handler 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=HANDLER
+// RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run held 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=HELD
 // RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run raw 2>&1 \
-// RUN:   | FileCheck %s --check-prefixes=CHECK,RAW
+// RUN:   | FileCheck %s --check-prefix=RAW
 // The warning can be silenced; the protection cannot.
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_WARNINGS=off OMP_NUM_THREADS=2 \
 // RUN:   %libomp-run raw 2>&1 | FileCheck %s --check-prefixes=QUIET
@@ -34,14 +45,20 @@
 // UNSUPPORTED: tsan
 // (The first thread is created with every signal blocked: TSan starts its
 // background thread then, which inherits that mask for good.)
-// WRAPPED-NOT: Warning
-// CHECK: blocked_segv created: PASS
-// WRAPPED: blocked_segv attr: PASS
-// WRAPPED: blocked_segv region: PASS
-// WRAPPED: blocked_segv late: PASS
-// WRAPPED: blocked_segv worker: PASS
-// WRAPPED: blocked_segv handler: PASS
-// WRAPPED: blocked_segv held: PASS
+// CREATED-NOT: Warning
+// CREATED: blocked_segv created: PASS
+// ATTR-NOT: Warning
+// ATTR: blocked_segv attr: PASS
+// REGION-NOT: Warning
+// REGION: blocked_segv region: PASS
+// LATE-NOT: Warning
+// LATE: blocked_segv late: PASS
+// WORKER-NOT: Warning
+// WORKER: blocked_segv worker: PASS
+// HANDLER-NOT: Warning
+// HANDLER: blocked_segv handler: PASS
+// HELD-NOT: Warning
+// HELD: blocked_segv held: PASS
 // RAW: OMP: Warning #{{[0-9]+}}: nexttouch: OS thread {{[0-9]+}} (blocker) blocks SIGSEGV, {{.*}} (63 pages not armed or disarmed)
 // RAW: blocked_segv raw: PASS
 // QUIET-NOT: Warning

@@ -1,10 +1,12 @@
-// The program moves armed pages with mremap (issue: a moved range stayed
-// inaccessible and the first read killed the process).  mremap keeps the
-// engine's PROT_NONE, and the old address, where the engine's table has the
-// units, is gone.  The engine marks the pages it protects (the VMA policy
-// MPOL_LOCAL, which the kernel moves with the mapping): a fault on a marked
-// inaccessible page outside its table opens it where it is, as a serial
-// touch would (docs/NextTouch.rst, Guarantees and limitations).
+// The program moves armed pages with mremap.  Through the C library, libomp's
+// wrapper disarms them where they are first (pages_disarmed), and they move
+// as ordinary pages ('libc' as the second argument).  With the raw system
+// call, which no wrapper sees, mremap keeps the engine's PROT_NONE, and the
+// old address, where the engine's table has the units, is gone.  The engine
+// marks the pages it protects (the VMA policy MPOL_LOCAL, which the kernel
+// moves with the mapping): a fault on a marked inaccessible page outside its
+// table opens it where it is, as a serial touch would (docs/NextTouch.rst,
+// Guarantees and limitations).
 //   move:     pages 1..N-1 moved to another address after the region.
 //   grow:     moved while growing to twice the size (MREMAP_MAYMOVE): the
 //             old pages and the new ones read and write.
@@ -14,8 +16,8 @@
 //             write still dies by SIGSEGV (the engine opens only its own
 //             protection).
 // Each case checks every byte, the protection afterwards, that the old
-// units are dropped at the next arming, and that the moved range can be
-// requested and armed again.
+// units are dropped (at the mremap, or at the next arming), and that the
+// moved range can be requested and armed again.
 // RUN: %libomp-compile
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 OMP_NUM_THREADS=2 \
 // RUN:   %libomp-run move | FileCheck %s
@@ -24,6 +26,10 @@
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 OMP_NUM_THREADS=2 \
 // RUN:   %libomp-run region | FileCheck %s
 // RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run readonly \
+// RUN:   | FileCheck %s
+// RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 OMP_NUM_THREADS=2 \
+// RUN:   %libomp-run move libc | FileCheck %s
+// RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run region libc \
 // RUN:   | FileCheck %s
 // REQUIRES: linux
 // CHECK: moved_range: PASS
@@ -67,8 +73,21 @@ static int write_dies(volatile char *p) {
   return WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV;
 }
 
+static int use_libc;
+
+// mremap(MREMAP_MAYMOVE | MREMAP_FIXED) through the C library (libomp's
+// wrapper) or as the raw system call.
+static unsigned char *move_to(void *from, size_t len, size_t newlen,
+                              void *to) {
+  int flags = MREMAP_MAYMOVE | MREMAP_FIXED;
+  if (use_libc)
+    return (unsigned char *)mremap(from, len, newlen, flags, to);
+  return (unsigned char *)syscall(SYS_mremap, from, len, newlen, flags, to);
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "move";
+  use_libc = argc > 2 && !strcmp(argv[2], "libc");
   pg = nt_pagesize();
   unsigned char *buf = (unsigned char *)nt_map(N * pg);
   for (long i = 0; i < N * pg; i++)
@@ -85,8 +104,7 @@ int main(int argc, char **argv) {
     {
       if (omp_get_thread_num() == 0) {
         ((volatile unsigned char *)buf)[0] += 0;
-        moved = (unsigned char *)mremap(buf + pg, len, len,
-                                        MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+        moved = move_to(buf + pg, len, len, dst);
       }
 #pragma omp barrier
       // Both threads read every moved page; faults race on them.
@@ -103,8 +121,7 @@ int main(int argc, char **argv) {
     if (omp_get_thread_num() == 0)
       ((volatile unsigned char *)buf)[0] += 0;
     NT_CHECK(nt_maps_prot(buf + pg) == PROT_NONE, "not armed");
-    moved = (unsigned char *)mremap(buf + pg, len, newlen,
-                                    MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+    moved = move_to(buf + pg, len, newlen, dst);
     NT_CHECK(moved != MAP_FAILED, "mremap: %s", strerror(errno));
     if (!strcmp(mode, "readonly")) {
       NT_CHECK(mprotect(moved, len, PROT_READ) == 0, "mprotect");
@@ -130,16 +147,20 @@ int main(int argc, char **argv) {
   NT_CHECK(bad == 0, "%ld bytes wrong after writing", bad);
   NT_CHECK(buf[0] == val(0), "page 0 changed");
 
-  // The units at the old address are gone: dropped at the next arming.  The
-  // moved range is an ordinary range now: requested and armed again.
+  // The units at the old address are gone: disarmed by the wrapper, or
+  // dropped at the next arming.  The moved range is an ordinary range now:
+  // requested and armed again.
   kmp_nexttouch_counters_t c0 = nt_counters();
+  NT_CHECK(c0.pages_disarmed == (use_libc ? N - 1 : 0),
+           "%llu units disarmed at the mremap",
+           (unsigned long long)c0.pages_disarmed);
   NT_CHECK(kmp_nexttouch(moved, newlen) == 0, "request the moved range");
 #pragma omp parallel num_threads(2)
   moved[omp_get_thread_num() * pg] += 0;
   kmp_nexttouch_counters_t c1 = nt_counters();
-  NT_CHECK(c1.fail_arm - c0.fail_arm == N - 1,
-           "%llu old units dropped, want %d",
-           (unsigned long long)(c1.fail_arm - c0.fail_arm), N - 1);
+  NT_CHECK(c1.pages_disarmed - c0.pages_disarmed == (use_libc ? 0 : N - 1),
+           "%llu old units dropped at the arming",
+           (unsigned long long)(c1.pages_disarmed - c0.pages_disarmed));
   NT_CHECK(c1.pages_armed - c0.pages_armed == newlen / pg,
            "%llu pages armed again, want %zu",
            (unsigned long long)(c1.pages_armed - c0.pages_armed), newlen / pg);
