@@ -259,17 +259,19 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
         continue;
       }
     }
-    if (rc == 0 && !__kmp_nt_active) {
-      KMP_NT_ADD(noop_requests, 1);
-      codes[i] = 0;
-      continue;
-    }
     if (rc == 0)
       rc = __kmp_ro_yield_range(start, end); // readonly items there: dropped
+    // The range is checked whether or not requests are recorded here: a
+    // program gets the same code on one node as on many.
     if (rc == 0) {
       if (nvmas < 0)
         nvmas = __kmp_nt_read_maps(&vmas, 0);
       rc = nvmas < 0 ? ENOMEM : __kmp_nt_check_range(vmas, nvmas, start, end);
+    }
+    if (rc == 0 && !__kmp_nt_active) {
+      KMP_NT_ADD(noop_requests, 1);
+      codes[i] = 0;
+      continue;
     }
     if (rc == 0)
       rc = nt_add_pending(start, end);

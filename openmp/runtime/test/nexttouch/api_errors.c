@@ -3,7 +3,7 @@
 // neighbours keep their data.
 // RUN: %libomp-compile && env KMP_NEXTTOUCH_FORCE=1 %libomp-run 2>&1 \
 // RUN:   | FileCheck %s
-// Without KMP_NEXTTOUCH_FORCE on a one-node host the cheap checks still apply.
+// Without KMP_NEXTTOUCH_FORCE on a one-node host every check still applies.
 // RUN: env KMP_NEXTTOUCH_FORCE=0 %libomp-run noop 2>&1 | FileCheck %s --check-prefix=NOOP
 // REQUIRES: linux
 //
@@ -52,6 +52,15 @@ int main(int argc, char **argv) {
   if (noop) {
     kmp_nexttouch_counters_t c = nt_counters();
     NT_CHECK(c.active == 0, "one node, not forced: inactive");
+    // The range is checked all the same: the codes of a machine where
+    // requests are recorded.
+    char *nh = nt_map(3 * pg);
+    munmap(nh + pg, pg);
+    NT_CHECK(kmp_nexttouch(nh, 3 * pg) == EFAULT, "no-op: hole");
+    NT_CHECK(kmp_nexttouch((void *)rodata, sizeof rodata) == EACCES,
+             "no-op: rodata");
+    char nlocal[64];
+    NT_CHECK(kmp_nexttouch(nlocal, sizeof nlocal) == EINVAL, "no-op: stack");
     NT_CHECK(kmp_nexttouch(a, pg) == 0, "no-op request");
     c = nt_counters();
     NT_CHECK(c.noop_requests == 1 && c.requests == 0, "noop %llu req %llu",
