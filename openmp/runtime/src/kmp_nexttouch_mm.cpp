@@ -101,7 +101,7 @@ static int nt_mm_advice_discards(int advice) {
   fn_t f = (fn_t)__kmp_nt_next(&next, #name);                                  \
   if (!f) {                                                                    \
     errno = ENOSYS;                                                            \
-    return (ret)-1;                                                            \
+    return static_cast<ret>(-1);                                               \
   }
 
 extern "C" int mprotect(void *p, size_t len, int prot) {
@@ -151,8 +151,7 @@ extern "C" void *mmap64(void *p, size_t len, int prot, int flags, int fd,
   return f(p, len, prot, flags, fd, off);
 }
 
-extern "C" void *mremap(void *old, size_t old_len, size_t len, int flags,
-                        ...) {
+extern "C" void *mremap(void *old, size_t old_len, size_t len, int flags, ...) {
   static void *volatile next;
   typedef void *(*fn_t)(void *, size_t, size_t, int, ...);
   fn_t f = (fn_t)__kmp_nt_next(&next, "mremap");

@@ -37,9 +37,9 @@ static int faults(char *p) {
 }
 
 static unsigned long long accounted(const kmp_nexttouch_counters_t *c) {
-  return c->pages_migrated + c->pages_already_local +
-         c->pages_touched_serial + c->pages_disarmed + c->pages_expired +
-         c->fail_move_busy + c->fail_move_nomem + c->fail_move_other;
+  return c->pages_migrated + c->pages_already_local + c->pages_touched_serial +
+         c->pages_disarmed + c->pages_expired + c->fail_move_busy +
+         c->fail_move_nomem + c->fail_move_other;
 }
 
 int main(void) {
@@ -60,8 +60,7 @@ int main(void) {
   // The program takes pages back while they are armed.
   NT_CHECK(mprotect(a + 12 * pg, pg, PROT_NONE) == 0, "mprotect guard");
   NT_CHECK(mmap(a + 40 * pg, pg, PROT_NONE,
-                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
-                0) == a + 40 * pg,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == a + 40 * pg,
            "mmap guard");
   NT_CHECK(munmap(a + 50 * pg, pg) == 0, "munmap");
   // A region touches the pages before each of them: batches reach over.
@@ -74,8 +73,8 @@ int main(void) {
         sum += a[pages[i] * pg];
     }
   }
-  NT_CHECK(sum == 9 + 10 + 11 + 12 + 33 + 37 + 39 + 40 + 49 + 50,
-           "sum %ld", sum);
+  NT_CHECK(sum == 9 + 10 + 11 + 12 + 33 + 37 + 39 + 40 + 49 + 50, "sum %ld",
+           sum);
   NT_CHECK(nt_maps_prot(a + 12 * pg) == PROT_NONE, "mprotect guard opened");
   NT_CHECK(nt_maps_prot(a + 40 * pg) == PROT_NONE, "mmap guard opened");
   NT_CHECK(faults(a + 12 * pg) && faults(a + 40 * pg) && faults(a + 50 * pg),
@@ -89,8 +88,7 @@ int main(void) {
   kmp_nexttouch_counters_t c = nt_counters();
   NT_CHECK(c.pages_armed == N && accounted(&c) == N,
            "armed %llu, accounted %llu (disarmed %llu)",
-           (unsigned long long)c.pages_armed,
-           (unsigned long long)accounted(&c),
+           (unsigned long long)c.pages_armed, (unsigned long long)accounted(&c),
            (unsigned long long)c.pages_disarmed);
   NT_CHECK(c.pages_disarmed == 3, "disarmed %llu",
            (unsigned long long)c.pages_disarmed);
