@@ -4,7 +4,8 @@
 // units at once; the pages the program changed are its own and no batch may
 // open them: the guard still faults (the program's handler sees it), and
 // every armed page is counted once (migrated, already local, touched
-// serially, disarmed or failed).
+// serially, disarmed or failed), also when the program makes half of a
+// large armed range read-only, block by block.
 // RUN: %libomp-compile
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=16 OMP_NUM_THREADS=2 \
 // RUN:   %libomp-run | FileCheck %s
@@ -92,5 +93,43 @@ int main(void) {
            (unsigned long long)c.pages_disarmed);
   NT_CHECK(c.pages_disarmed == 3, "disarmed %llu",
            (unsigned long long)c.pages_disarmed);
+
+  // Many VMAs: the program makes every other block of an armed range
+  // read-only, half through the C library, half with the raw system call
+  // (seen only by the engine's next look at the mappings); the region
+  // touches the blocks left read-write, the rest is disarmed.  Each armed
+  // page is still counted once.
+  enum { M = 4096, B = 32 };
+  char *m = nt_map(M * pg);
+  for (int p = 0; p < M; p++)
+    m[p * pg] = 1;
+  kmp_nexttouch_counters_t d0 = nt_counters();
+  NT_CHECK(kmp_nexttouch(m, M * pg) == 0, "request");
+#pragma omp parallel num_threads(2)
+  if (omp_get_thread_num() == 0)
+    ((volatile char *)m)[B * pg] += 0; // arms; one page touched
+  for (int b = 2; b < M / B; b += 2) {
+    if (b % 4)
+      NT_CHECK(mprotect(m + b * B * pg, B * pg, PROT_READ) == 0, "mprotect");
+    else
+      NT_CHECK(syscall(SYS_mprotect, m + b * B * pg, B * pg, PROT_READ) == 0,
+               "raw mprotect");
+  }
+  long total = 0;
+#pragma omp parallel for reduction(+ : total)
+  for (int p = 0; p < M; p++)
+    if ((p / B) % 2 || p < 2 * B)
+      total += m[p * pg];
+  NT_CHECK(total == M / 2 + B, "read %ld", total);
+  kmp_nexttouch_disarm(NULL, 0);
+  for (int p = 0; p < M; p++)
+    total += m[p * pg]; // read-only blocks read as they are
+  NT_CHECK(total == 2 * (M / 2 + B) + M / 2 - B, "read %ld", total);
+  kmp_nexttouch_counters_t d = nt_counters();
+  NT_CHECK(d.pages_armed - d0.pages_armed == M &&
+               accounted(&d) - accounted(&d0) == M,
+           "many VMAs: armed %llu, accounted %llu",
+           (unsigned long long)(d.pages_armed - d0.pages_armed),
+           (unsigned long long)(accounted(&d) - accounted(&d0)));
   return nt_done("guard_pages");
 }
