@@ -98,7 +98,7 @@ void *__kmp_nt_next(void *volatile *cache, const char *name) {
   extern "C" ret name params {                                                 \
     static void *volatile next;                                                \
     typedef ret(*fn_t) params;                                                 \
-    fn_t f = (fn_t)__kmp_nt_next(&next, #name);                                   \
+    fn_t f = (fn_t)__kmp_nt_next(&next, #name);                                \
     if (!f) {                                                                  \
       errno = ENOSYS;                                                          \
       return static_cast<ret>(-1);                                             \
