@@ -143,6 +143,16 @@ static void ro_initialize() {
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
 }
 
+// The maps read again (under __kmp_ro_lock) because the engine dropped
+// items since *v was read; *drops: the drops they include.
+static int ro_read_maps_again(kmp_nt_vma **v, kmp_uint64 *drops) {
+  if (*v)
+    __kmp_free(*v);
+  *v = NULL;
+  *drops = __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE);
+  return __kmp_nt_read_maps(v, 0);
+}
+
 // Start a region with n items (codes[i]: an error found by the caller, or
 // 0; receives each item's result).  Always returns a handle.
 static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
@@ -184,26 +194,33 @@ static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
   __kmp_release_bootstrap_lock(&__kmp_nt_lock);
   TCW_4(__kmp_ro_live, 1); // before anything is protected
 
+  // The maps, read before the lock (it is held for as short as possible);
+  // again under it if items were dropped since (their pages changed).
   kmp_nt_vma *v = NULL;
+  kmp_uint64 drops = __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE);
   int nv = __kmp_nt_read_maps(&v, 0);
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
   int handled = 0;
   for (int i = 0; i < n; i++) {
     if (codes[i] || !lens[i])
       continue;
-    if (nv < 0) {
-      codes[i] = ENOMEM;
-      continue;
-    }
     uintptr_t s = (uintptr_t)ptrs[i];
-    kmp_ro_item *it = __kmp_ro_enter(s, s + lens[i], v, nv, &codes[i]);
-    if (!it && codes[i] == EAGAIN) {
-      if (v)
-        __kmp_free(v);
-      v = NULL;
-      nv = __kmp_nt_read_maps(&v, 0);
-      codes[i] = nv < 0 ? ENOMEM : 0;
-      it = nv < 0 ? NULL : __kmp_ro_enter(s, s + lens[i], v, nv, &codes[i]);
+    kmp_ro_item *it = NULL;
+    // A drop (of an item evicted for an earlier item of this list, of one
+    // the program changed) makes the maps out of date for its pages, which
+    // may be this item's.
+    for (int tries = 0; tries < 4 && !it; tries++) {
+      if (nv >= 0 &&
+          __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE) != drops)
+        nv = ro_read_maps_again(&v, &drops);
+      if (nv < 0) {
+        codes[i] = ENOMEM;
+        break;
+      }
+      codes[i] = 0;
+      it = __kmp_ro_enter(s, s + lens[i], v, nv, &codes[i]);
+      if (!it && codes[i] != EAGAIN)
+        break;
     }
     if (!it)
       continue;

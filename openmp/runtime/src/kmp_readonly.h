@@ -120,9 +120,12 @@ int __kmp_ro_open_chunks(kmp_ro_item *it, size_t lo, size_t hi);
 
 // The item cache (kmp_readonly_items.cpp), under __kmp_ro_lock.
 extern size_t __kmp_ro_reserved; // bytes of the budget held by items
+// Items dropped so far: a drop changes the protection of pages, so maps read
+// before it are out of date (read without the lock to know that).
+extern volatile kmp_uint64 __kmp_ro_drops;
 // The cached item for [base, end) of a region starting now (v: the maps),
 // its users raised and its chunks closed; NULL with *err if none (EAGAIN:
-// it dropped overlapping items: read the maps again and retry).
+// it dropped items: read the maps again and retry).
 kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end, const kmp_nt_vma *v,
                             int nv, int *err);
 // May it have replicas?  Reserves the budget (evicting unused items).

@@ -5,7 +5,9 @@
  * what memory it is; cached: whether the program unmapped, re-mapped or
  * re-protected it since), write-protected at a region start (its open
  * chunks closed), given the budget for its replicas, and dropped (released,
- * replaced by an overlapping item, evicted, stale).
+ * replaced by an overlapping item, evicted, stale).  A drop gives back their
+ * protection to exactly the pages the engine holds read-only and leaves the
+ * rest as the program made them.
  *
  * Runs under __kmp_ro_lock in the thread that starts a region, releases
  * items or shuts the runtime down; never in a signal handler.  It frees an
@@ -31,6 +33,7 @@
 #include <sys/mman.h>
 
 size_t __kmp_ro_reserved = 0; // budget reserved by cached items
+volatile kmp_uint64 __kmp_ro_drops = 0; // items dropped so far
 
 // The VMA holding a, from v[*j] on (sorted); NULL if a is in a hole.
 static const kmp_nt_vma *ro_vma(const kmp_nt_vma *v, int n, int *j,
@@ -38,6 +41,29 @@ static const kmp_nt_vma *ro_vma(const kmp_nt_vma *v, int n, int *j,
   while (*j < n && v[*j].end <= a)
     (*j)++;
   return *j < n && v[*j].start <= a ? &v[*j] : NULL;
+}
+
+// The VMA holding a (binary search); NULL if a is in a hole.  *j: the first
+// VMA that ends above a.
+static const kmp_nt_vma *ro_vma_find(const kmp_nt_vma *v, int n, int *j,
+                                     uintptr_t a) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (v[mid].end <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  *j = lo;
+  return lo < n && v[lo].start <= a ? &v[lo] : NULL;
+}
+
+// Is the VMA m the same kind of memory as it was when it was first seen (a
+// new mapping at its address may not be)?
+static int ro_same_memory(const kmp_ro_item *it, const kmp_nt_vma *m) {
+  return m->inode == it->inode && !m->shared == !(it->kind & KMP_RO_SHARED) &&
+         (!m->inode || m->offset - m->start == it->off_delta);
 }
 
 // Is the cached it still what the maps show: its pages mapped, each chunk
@@ -70,11 +96,58 @@ static int ro_still_ours(const kmp_ro_item *it, const kmp_nt_vma *v, int n) {
   return 1;
 }
 
-// Drop it: unpublished, replicas freed, and its pages given their
-// protection back if the maps v (NULL: not known) show them as it left them
-// (else the program unmapped or changed them: not touched).
+// Give the pages the engine holds read-only (those of its closed chunks)
+// their protection back, where the maps v show them still mapped as the
+// item's memory and read-only (or as the program had them, if v is older
+// than a region start that closed them).  Pages the program unmapped, mapped
+// anew as other memory or gave another protection keep what the program
+// gave them; the rest of the item is restored all the same.  Without maps
+// (v NULL: no memory to read them), every closed chunk is restored.
+static void ro_restore(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
+  if (it->kind & KMP_RO_IMMUTABLE)
+    return; // read-only memory of the program: never protected by us
+  uintptr_t rs = 0, re = 0; // the run of pages to restore so far
+  int j = -1;
+  for (size_t c = 0; c < it->nchunks; c++) {
+    if (__atomic_load_n(&it->chunks[c], __ATOMIC_ACQUIRE) != KMP_RO_CLOSED)
+      continue; // open (or being opened): as the program had it
+    uintptr_t a, e;
+    __kmp_ro_chunk_range(it, c, &a, &e);
+    while (a < e) {
+      uintptr_t b = e;
+      int ours = 1;
+      if (v) {
+        const kmp_nt_vma *m = j < 0 ? ro_vma_find(v, nv, &j, a)
+                                    : ro_vma(v, nv, &j, a);
+        if (m) {
+          b = m->end < e ? m->end : e;
+          ours = ro_same_memory(it, m) &&
+                 (m->prot == PROT_READ || m->prot == it->prot);
+        } else { // a hole up to the next VMA
+          b = j < nv && v[j].start < e ? v[j].start : e;
+          ours = 0;
+        }
+      }
+      if (ours && re == a) {
+        re = b;
+      } else {
+        if (rs < re)
+          mprotect((void *)rs, re - rs, it->prot);
+        rs = ours ? a : 0;
+        re = ours ? b : 0;
+      }
+      a = b;
+    }
+  }
+  if (rs < re)
+    mprotect((void *)rs, re - rs, it->prot);
+}
+
+// Drop it: its pages given their protection back (ro_restore; before it is
+// unpublished, so that a serial write meanwhile still finds it), unpublished,
+// replicas freed.  v: the maps, NULL if they could not be read.
 static void ro_drop(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
-  int touch = v && ro_still_ours(it, v, nv);
+  ro_restore(it, v, nv);
   for (int i = 0; i < __kmp_ro_hwm; i++)
     if (__kmp_ro_table[i] == it)
       __atomic_store_n(&__kmp_ro_table[i], (kmp_ro_item *)NULL,
@@ -82,10 +155,11 @@ static void ro_drop(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
   while (__kmp_ro_hwm > 0 && !__kmp_ro_table[__kmp_ro_hwm - 1])
     __kmp_ro_hwm--;
   __atomic_fetch_add(&__kmp_ro_gen, 1, __ATOMIC_ACQ_REL);
+  // Maps read before this are out of date for its pages (region starts
+  // read them again before they look at another item).
+  __atomic_fetch_add(&__kmp_ro_drops, 1, __ATOMIC_ACQ_REL);
   while (__atomic_load_n(&__kmp_ro_handlers_active, __ATOMIC_SEQ_CST))
     KMP_CPU_PAUSE();
-  if (touch && it->pbase < it->pend && !(it->kind & KMP_RO_IMMUTABLE))
-    mprotect((void *)it->pbase, it->pend - it->pbase, it->prot);
   __kmp_ro_free_replicas(it);
   __kmp_ro_reserved -= it->reserved;
   KMP_NT_ADD(readonly_dropped, 1);
@@ -288,8 +362,11 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end,
         __kmp_ro_table[i]->end == end)
       it = __kmp_ro_table[i];
   if (it && !it->users && !ro_still_ours(it, v, nv)) {
-    ro_drop(it, NULL, 0); // unmapped, re-mapped or re-protected since
-    it = NULL;
+    // Unmapped, re-mapped or re-protected since: dropped; the maps have
+    // changed then (the caller reads them again).
+    ro_drop(it, v, nv);
+    *err = EAGAIN;
+    return NULL;
   }
   if (!it) {
     // A different item over the same bytes: dropped, unless a region uses
