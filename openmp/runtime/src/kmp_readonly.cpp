@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <string.h>
 #if KMP_NEXTTOUCH_SUPPORTED
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
@@ -143,6 +144,53 @@ static void ro_initialize() {
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
 }
 
+// The stacks of the threads the runtime knows, on which a region may list
+// items: its workers' (known exactly) and its other root threads' (asked of
+// the C library; the initial thread's is the [stack] VMA, which the maps v
+// mark).  *out is allocated with __kmp_allocate; returns their number.
+// Under __kmp_forkjoin_lock, which is never taken while __kmp_ro_lock is
+// held: no thread is reaped meanwhile.
+static int ro_thread_stacks(kmp_nt_range **out, const kmp_nt_vma *v, int nv) {
+  *out = NULL;
+  if (!TCR_4(__kmp_init_serial))
+    return 0;
+  int k = 0;
+  __kmp_acquire_bootstrap_lock(&__kmp_forkjoin_lock);
+  int cap = __kmp_threads_capacity;
+  kmp_nt_range *r = NULL;
+  if (__kmp_threads && cap > 0)
+    r = (kmp_nt_range *)__kmp_allocate(sizeof(kmp_nt_range) * cap);
+  for (int i = 0; r && i < cap; i++) {
+    kmp_info_t *th = __kmp_threads[i];
+    if (!th)
+      continue;
+    kmp_desc_base_t *ds = &th->th.th_info.ds;
+    uintptr_t top = (uintptr_t)TCR_PTR(ds->ds_stackbase);
+    size_t size = (size_t)TCR_PTR(ds->ds_stacksize);
+    if (!TCR_4(ds->ds_stackgrow) && size && top > size) {
+      r[k++] = {top - size, top};
+      continue;
+    }
+    // A root thread, whose stack the runtime only estimates from inside.
+    int main_stack = 0;
+    for (int j = 0; j < nv && !main_stack; j++)
+      main_stack = v[j].stack && v[j].start < top && top <= v[j].end;
+    if (main_stack || !top)
+      continue;
+    pthread_attr_t attr;
+    void *addr;
+    size_t sz;
+    if (pthread_getattr_np(ds->ds_thread, &attr) != 0)
+      continue;
+    if (pthread_attr_getstack(&attr, &addr, &sz) == 0 && sz)
+      r[k++] = {(uintptr_t)addr, (uintptr_t)addr + sz};
+    pthread_attr_destroy(&attr);
+  }
+  __kmp_release_bootstrap_lock(&__kmp_forkjoin_lock);
+  *out = r;
+  return k;
+}
+
 // The maps read again (under __kmp_ro_lock) because the engine dropped
 // items since *v was read; *drops: the drops they include.
 static int ro_read_maps_again(kmp_nt_vma **v, kmp_uint64 *drops) {
@@ -199,6 +247,8 @@ static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
   kmp_nt_vma *v = NULL;
   kmp_uint64 drops = __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE);
   int nv = __kmp_nt_read_maps(&v, 0);
+  kmp_nt_range *stacks = NULL;
+  int nstacks = nv < 0 ? 0 : ro_thread_stacks(&stacks, v, nv);
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
   int handled = 0;
   for (int i = 0; i < n; i++) {
@@ -218,7 +268,8 @@ static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
         break;
       }
       codes[i] = 0;
-      it = __kmp_ro_enter(s, s + lens[i], v, nv, &codes[i]);
+      it = __kmp_ro_enter(s, s + lens[i], v, nv, stacks, nstacks,
+                          &codes[i]);
       if (!it && codes[i] != EAGAIN)
         break;
     }
@@ -251,6 +302,8 @@ static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
   if (v)
     __kmp_free(v);
+  if (stacks)
+    __kmp_free(stacks);
   return h;
 }
 

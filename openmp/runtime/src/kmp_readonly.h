@@ -123,11 +123,13 @@ extern size_t __kmp_ro_reserved; // bytes of the budget held by items
 // Items dropped so far: a drop changes the protection of pages, so maps read
 // before it are out of date (read without the lock to know that).
 extern volatile kmp_uint64 __kmp_ro_drops;
-// The cached item for [base, end) of a region starting now (v: the maps),
-// its users raised and its chunks closed; NULL with *err if none (EAGAIN:
-// it dropped items: read the maps again and retry).
-kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end, const kmp_nt_vma *v,
-                            int nv, int *err);
+// The cached item for [base, end) of a region starting now (v: the maps;
+// stacks: the stacks of the threads the runtime knows), its users raised
+// and its chunks closed; NULL with *err if none (EAGAIN: it dropped items:
+// read the maps again and retry).
+kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end,
+                            const kmp_nt_vma *v, int nv,
+                            const kmp_nt_range *stacks, int nstacks, int *err);
 // May it have replicas?  Reserves the budget (evicting unused items).
 int __kmp_ro_reserve(kmp_ro_item *it, const kmp_nt_vma *v, int nv);
 // Drop the items of [start, end) (all if start == end) that no region

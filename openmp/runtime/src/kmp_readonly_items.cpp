@@ -264,8 +264,10 @@ static int ro_on_my_stack(uintptr_t s, uintptr_t e) {
 }
 
 // What [base, end) is: 0 with *prot, *kind and its first VMA, or an errno.
+// stacks: the stacks of the threads the runtime knows.
 static int ro_classify(uintptr_t base, uintptr_t end, const kmp_nt_vma *v,
-                       int n, int *prot, int *kind, const kmp_nt_vma **first) {
+                       int n, const kmp_nt_range *stacks, int nstacks,
+                       int *prot, int *kind, const kmp_nt_vma **first) {
   uintptr_t pg = (uintptr_t)__kmp_nt_page;
   uintptr_t mb = base & ~(pg - 1), me = (end + pg - 1) & ~(pg - 1);
   int j = 0, w = 0, r = 0, file = 1;
@@ -295,8 +297,13 @@ static int ro_classify(uintptr_t base, uintptr_t end, const kmp_nt_vma *v,
     if (it && mb < (uintptr_t)it + it->alloc_bytes && me > (uintptr_t)it)
       return EINVAL;
   }
+  // On a thread's stack, its pages are reused by other frames later: only
+  // protected while a region lists it.
   if (ro_on_my_stack(mb, me))
-    *kind |= KMP_RO_NOKEEP; // its pages are reused by other frames later
+    *kind |= KMP_RO_NOKEEP;
+  for (int i = 0; i < nstacks; i++)
+    if (mb < stacks[i].end && me > stacks[i].start)
+      *kind |= KMP_RO_NOKEEP;
   *prot = w ? PROT_READ | PROT_WRITE : PROT_READ;
   if (!w)
     *kind |= file ? KMP_RO_IMMUTABLE : KMP_RO_IMMUTABLE | KMP_RO_NOKEEP;
@@ -355,7 +362,9 @@ int __kmp_ro_reserve(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
 // The cached item for [base, end) of a region starting now, users raised
 // and closed; NULL with *err if there is none.
 kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end,
-                             const kmp_nt_vma *v, int nv, int *err) {
+                             const kmp_nt_vma *v, int nv,
+                             const kmp_nt_range *stacks, int nstacks,
+                             int *err) {
   kmp_ro_item *it = NULL;
   for (int i = 0; i < __kmp_ro_hwm && !it; i++)
     if (__kmp_ro_table[i] && __kmp_ro_table[i]->base == base &&
@@ -389,7 +398,8 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end,
     }
     int prot, kind;
     const kmp_nt_vma *first;
-    *err = ro_classify(base, end, v, nv, &prot, &kind, &first);
+    *err = ro_classify(base, end, v, nv, stacks, nstacks, &prot, &kind,
+                       &first);
     if (*err)
       return NULL;
     it = ro_new(base, end, prot, kind, first, v, nv);
