@@ -60,6 +60,7 @@ struct kmp_ro_entry {
 struct kmp_readonly_region {
   int n;
   kmp_uint64 act; // this activation, for the replicas' preparation
+  kmp_uint64 forks; // ro_forks when it started (a parent's region in a child)
   kmp_ro_entry e[1];
 };
 
@@ -70,6 +71,9 @@ kmp_bootstrap_lock_t __kmp_ro_lock =
 
 static volatile kmp_uint64 ro_acts = 0; // activations so far
 static int ro_ready = 0;
+// fork(2)s this process descends through: the regions a child inherits
+// from its parent do not run in it.
+static kmp_uint64 ro_forks = 0;
 
 // ---------------------------------------------------------------------------
 // Start-up: the messages of the fault path; fork(2)
@@ -112,7 +116,12 @@ void __kmp_ro_atfork(int phase) {
     return;
   }
   // The child's only thread: preparations and openings of absent threads
-  // are forgotten (a chunk half opened is opened).
+  // are forgotten (a chunk half opened is opened).  The regions running at
+  // the fork do not run in the child, whose memory is its own: their items
+  // are no longer in use (a write by the child is a serial write), their
+  // replicas are the child's to write (the thread that forked may be in the
+  // region's code, reading one), and their ends in the child change nothing.
+  ro_forks++;
   for (int i = 0; i < __kmp_ro_hwm; i++) {
     kmp_ro_item *it = __kmp_ro_table[i];
     if (!it)
@@ -123,6 +132,12 @@ void __kmp_ro_atfork(int phase) {
         it->chunks[c] = KMP_RO_CLOSED;
         __kmp_ro_open_chunks(it, c, c + 1);
       }
+    if (it->users) {
+      it->users = 0;
+      __kmp_ro_replicas_disown(it);
+      if (it->kind & KMP_RO_NOKEEP) // as at the end of its region
+        __kmp_ro_open_chunks(it, 0, it->nchunks);
+    }
   }
   __kmp_ro_handlers_active = 0;
   __kmp_init_bootstrap_lock(&__kmp_ro_lock);
@@ -210,6 +225,7 @@ static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
       sizeof(kmp_readonly_region) + sizeof(kmp_ro_entry) * (n > 0 ? n : 1));
   h->n = n;
   h->act = __atomic_add_fetch(&ro_acts, 1, __ATOMIC_ACQ_REL);
+  h->forks = ro_forks;
   for (int i = 0; i < n; i++)
     h->e[i].orig = ptrs[i];
   if (!__kmp_readonly || n <= 0)
@@ -323,7 +339,8 @@ static void *ro_ptr(kmp_readonly_region *h, int i, int *node) {
 
 static void ro_end(kmp_readonly_region *h) {
   int any = 0;
-  for (int i = 0; i < h->n && !any; i++)
+  // A region of the parent process ends in a child: it holds nothing here.
+  for (int i = 0; i < h->n && !any && h->forks == ro_forks; i++)
     any = h->e[i].item != NULL;
   if (any) {
     __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);

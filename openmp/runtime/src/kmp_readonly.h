@@ -146,6 +146,10 @@ char *__kmp_ro_replica(kmp_ro_item *it, int node, kmp_uint64 act);
 void __kmp_ro_free_replicas(kmp_ro_item *it);
 // fork(2): in the child, preparations of absent threads are forgotten.
 void __kmp_ro_replicas_atfork_child(kmp_ro_item *it);
+// fork(2) while a region used it: in the child, its replicas are made
+// writable and left to the child's code, which may hold pointers into them;
+// the item forgets them (the child's next region makes new ones).
+void __kmp_ro_replicas_disown(kmp_ro_item *it);
 
 #endif // KMP_NEXTTOUCH_SUPPORTED
 
