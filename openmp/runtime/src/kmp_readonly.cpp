@@ -55,6 +55,8 @@ size_t __kmp_readonly_budget_bytes(void) {
 struct kmp_ro_entry {
   kmp_ro_item *item; // NULL: not handled, read from the original
   void *orig; // the item's address as given
+  uintptr_t tbase; // the original's address of its first byte (orig, or
+                   // what orig shows if it is in a replica)
   int replicate; // threads of other nodes get replicas
 };
 struct kmp_readonly_region {
@@ -266,11 +268,15 @@ static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
   kmp_nt_range *stacks = NULL;
   int nstacks = nv < 0 ? 0 : ro_thread_stacks(&stacks, v, nv);
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
+  if (nv >= 0 && __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE) != drops)
+    nv = ro_read_maps_again(&v, &drops);
+  if (nv >= 0)
+    __kmp_ro_drop_gone(v, nv);
   int handled = 0;
   for (int i = 0; i < n; i++) {
     if (codes[i] || !lens[i])
       continue;
-    uintptr_t s = (uintptr_t)ptrs[i];
+    uintptr_t s = (uintptr_t)ptrs[i], e = s + lens[i];
     kmp_ro_item *it = NULL;
     // A drop (of an item evicted for an earlier item of this list, of one
     // the program changed) makes the maps out of date for its pages, which
@@ -284,17 +290,19 @@ static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
         break;
       }
       codes[i] = 0;
-      it = __kmp_ro_enter(s, s + lens[i], v, nv, stacks, nstacks,
-                          &codes[i]);
+      it = __kmp_ro_enter(&s, &e, v, nv, stacks, nstacks, &codes[i]);
       if (!it && codes[i] != EAGAIN)
         break;
     }
     if (!it)
       continue;
     h->e[i].item = it;
-    it->psource = loc ? loc->psource : NULL;
-    it->name = names ? names[i] : NULL;
-    it->index = i;
+    h->e[i].tbase = s;
+    if (s == it->base && e == it->end) { // not a part of a larger item
+      it->psource = loc ? loc->psource : NULL;
+      it->name = names ? names[i] : NULL;
+      it->index = i;
+    }
     it->last_use = h->act;
     handled++;
     KMP_NT_ADD(readonly_items, 1);
@@ -334,7 +342,7 @@ static void *ro_ptr(kmp_readonly_region *h, int i, int *node) {
   if (*node < 0 || (*node == e->item->home && !__kmp_readonly_force))
     return e->orig;
   char *m = __kmp_ro_replica(e->item, *node, h->act);
-  return m ? m + (e->item->base - e->item->mbase) : e->orig;
+  return m ? m + (e->tbase - e->item->mbase) : e->orig;
 }
 
 static void ro_end(kmp_readonly_region *h) {
@@ -362,7 +370,9 @@ int __kmp_ro_yield_range(uintptr_t start, uintptr_t end) {
   if (!TCR_4(__kmp_ro_live) || start >= end)
     return 0;
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
-  int rc = __kmp_ro_release(start, end);
+  // Only the pages the items cover whole are the engine's: the next-touch
+  // engine may take the pages an item shares with other data.
+  int rc = __kmp_ro_release(start, end, 1);
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
   return rc;
 }
@@ -394,7 +404,7 @@ void __kmp_ro_cleanup() {
   for (int i = 0; i < __kmp_ro_hwm; i++)
     if (__kmp_ro_table[i])
       __kmp_ro_table[i]->users = 0; // no region runs any more
-  __kmp_ro_release(0, 0);
+  __kmp_ro_release(0, 0, 0);
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
 }
 
@@ -549,7 +559,7 @@ extern "C" int kmp_readonly_release(const void *ptr, size_t len) {
   if (!TCR_4(ro_ready))
     return 0;
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
-  int rc = __kmp_ro_release(p, p + len);
+  int rc = __kmp_ro_release(p, p + len, 0);
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
   return rc;
 #else

@@ -123,18 +123,23 @@ extern size_t __kmp_ro_reserved; // bytes of the budget held by items
 // Items dropped so far: a drop changes the protection of pages, so maps read
 // before it are out of date (read without the lock to know that).
 extern volatile kmp_uint64 __kmp_ro_drops;
-// The cached item for [base, end) of a region starting now (v: the maps;
+// The cached item for [*base, *end) of a region starting now (v: the maps;
 // stacks: the stacks of the threads the runtime knows), its users raised
 // and its chunks closed; NULL with *err if none (EAGAIN: it dropped items:
-// read the maps again and retry).
-kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end,
+// read the maps again and retry).  A range in a replica is translated to
+// the original's bytes in *base, *end; the item returned may be a larger
+// one a running region holds that contains them.
+kmp_ro_item *__kmp_ro_enter(uintptr_t *base, uintptr_t *end,
                             const kmp_nt_vma *v, int nv,
                             const kmp_nt_range *stacks, int nstacks, int *err);
 // May it have replicas?  Reserves the budget (evicting unused items).
 int __kmp_ro_reserve(kmp_ro_item *it, const kmp_nt_vma *v, int nv);
-// Drop the items of [start, end) (all if start == end) that no region
-// uses; EBUSY if some are in use.
-int __kmp_ro_release(uintptr_t start, uintptr_t end);
+// Drop the items that no region uses and whose bytes (with `pages`: whose
+// write-protected pages) meet [start, end) (all if start == end); EBUSY if
+// some are in use.
+int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages);
+// Drop the items no region uses that are no longer all mapped (v: the maps).
+void __kmp_ro_drop_gone(const kmp_nt_vma *v, int nv);
 
 // Replicas (kmp_readonly_replica.cpp; in regions, never in the handler).
 // The calling thread's node (-1: none known; 0 when forced and unknown).

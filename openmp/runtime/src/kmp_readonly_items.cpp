@@ -5,9 +5,9 @@
  * what memory it is; cached: whether the program unmapped, re-mapped or
  * re-protected it since), write-protected at a region start (its open
  * chunks closed), given the budget for its replicas, and dropped (released,
- * replaced by an overlapping item, evicted, stale).  A drop gives back their
- * protection to exactly the pages the engine holds read-only and leaves the
- * rest as the program made them.
+ * replaced by an overlapping item, evicted, stale, unmapped).  A drop gives
+ * back their protection to exactly the pages the engine holds read-only and
+ * leaves the rest as the program made them.
  *
  * Runs under __kmp_ro_lock in the thread that starts a region, releases
  * items or shuts the runtime down; never in a signal handler.  It frees an
@@ -291,11 +291,20 @@ static int ro_classify(uintptr_t base, uintptr_t end, const kmp_nt_vma *v,
   }
   if (w && r)
     return EACCES; // partly read-only: not one kind of memory
-  // Pages of the engine's own that the fault path writes: never protected.
+  // Pages of the engine's own (the items, which the fault path writes, and
+  // the replicas; a range inside a replica was translated by the caller):
+  // never protected.
   for (int i = 0; i < __kmp_ro_hwm; i++) {
     kmp_ro_item *it = __kmp_ro_table[i];
-    if (it && mb < (uintptr_t)it + it->alloc_bytes && me > (uintptr_t)it)
+    if (!it)
+      continue;
+    if (mb < (uintptr_t)it + it->alloc_bytes && me > (uintptr_t)it)
       return EINVAL;
+    for (int nd = 0; nd < KMP_RO_MAX_NODES; nd++)
+      if (it->rep[nd].map && mb < (uintptr_t)it->rep[nd].dirty +
+                                      it->rep[nd].map_bytes &&
+          me > (uintptr_t)it->rep[nd].dirty)
+        return EINVAL;
   }
   // On a thread's stack, its pages are reused by other frames later: only
   // protected while a region lists it.
@@ -359,12 +368,31 @@ int __kmp_ro_reserve(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
   return 1;
 }
 
-// The cached item for [base, end) of a region starting now, users raised
-// and closed; NULL with *err if there is none.
-kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end,
+// The original's bytes that [*base, *end) shows if it lies in a replica of
+// a cached item (a nested region lists what its enclosing region gave it):
+// *base and *end translated.
+static void ro_translate(uintptr_t *base, uintptr_t *end) {
+  for (int i = 0; i < __kmp_ro_hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table[i];
+    if (!it)
+      continue;
+    for (int nd = 0; nd < KMP_RO_MAX_NODES; nd++) {
+      uintptr_t m = (uintptr_t)it->rep[nd].map;
+      if (m && *base >= m && *end <= m + (it->mend - it->mbase)) {
+        *base = it->mbase + (*base - m);
+        *end = it->mbase + (*end - m);
+        return;
+      }
+    }
+  }
+}
+
+kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
                              const kmp_nt_vma *v, int nv,
                              const kmp_nt_range *stacks, int nstacks,
                              int *err) {
+  ro_translate(pbase, pend);
+  uintptr_t base = *pbase, end = *pend;
   kmp_ro_item *it = NULL;
   for (int i = 0; i < __kmp_ro_hwm && !it; i++)
     if (__kmp_ro_table[i] && __kmp_ro_table[i]->base == base &&
@@ -376,6 +404,13 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end,
     ro_drop(it, v, nv);
     *err = EAGAIN;
     return NULL;
+  }
+  // Inside an item a running region holds (a nested region lists part of
+  // it): that item serves it.
+  for (int i = 0; i < __kmp_ro_hwm && !it; i++) {
+    kmp_ro_item *o = __kmp_ro_table[i];
+    if (o && o->users && o->base <= base && end <= o->end)
+      it = o;
   }
   if (!it) {
     // A different item over the same bytes: dropped, unless a region uses
@@ -414,15 +449,19 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end,
   return it;
 }
 
-// Drop the cached items in [start, end) (everything if start == end) that
-// no region uses.  EBUSY if some were in use.  Under __kmp_ro_lock.
-int __kmp_ro_release(uintptr_t start, uintptr_t end) {
+// Drop the cached items that no region uses and whose bytes (or, with
+// `pages`, protected pages) meet [start, end) (everything if start == end).
+// EBUSY if some were in use.  Under __kmp_ro_lock.
+int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages) {
   int rc = 0;
   kmp_nt_vma *v = NULL;
   int nv = -1;
   for (int i = 0; i < __kmp_ro_hwm; i++) {
     kmp_ro_item *it = __kmp_ro_table[i];
-    if (!it || (start != end && (it->end <= start || it->base >= end)))
+    if (!it)
+      continue;
+    uintptr_t s = pages ? it->pbase : it->base, e = pages ? it->pend : it->end;
+    if (start != end && (e <= start || s >= end || s == e))
       continue;
     if (it->users) {
       rc = EBUSY;
@@ -435,6 +474,27 @@ int __kmp_ro_release(uintptr_t start, uintptr_t end) {
   if (v)
     __kmp_free(v);
   return rc;
+}
+
+// Drop the items no region uses whose pages are no longer all mapped (the
+// program unmapped them, or free() gave them back to the system): their
+// replicas are freed now rather than when the budget or the table needs
+// room.  v: the maps of a region start.
+void __kmp_ro_drop_gone(const kmp_nt_vma *v, int nv) {
+  for (int i = 0; i < __kmp_ro_hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table[i];
+    if (!it || it->users)
+      continue;
+    int j;
+    uintptr_t a = it->mbase;
+    const kmp_nt_vma *m = ro_vma_find(v, nv, &j, a);
+    while (m && m->end < it->mend) {
+      a = m->end;
+      m = ro_vma(v, nv, &j, a);
+    }
+    if (!m)
+      ro_drop(it, v, nv);
+  }
 }
 
 #endif // KMP_NEXTTOUCH_SUPPORTED
