@@ -9,7 +9,8 @@
  *   kmp_readonly_items.cpp    the item cache: checks against the maps,
  *                             protection at region starts, budget, drops
  *   kmp_readonly_replica.cpp  per-node replicas: made, refreshed, freed
- *   kmp_readonly_fault.cpp    write faults on list items  [signal handler]
+ *   kmp_readonly_fault.cpp    write faults on list items, and system calls
+ *                             about to write into them  [signal handler]
  *
  * A list item of a region is kept in a cache (the item table) keyed by its
  * byte range.  The pages it covers whole are write-protected from the start
