@@ -165,8 +165,9 @@ static void ro_initialize() {
 // items: its workers' (known exactly) and its other root threads' (asked of
 // the C library; the initial thread's is the [stack] VMA, which the maps v
 // mark).  *out is allocated with __kmp_allocate; returns their number.
-// Under __kmp_forkjoin_lock, which is never taken while __kmp_ro_lock is
-// held: no thread is reaped meanwhile.
+// Under __kmp_forkjoin_lock (no thread is reaped meanwhile), taken before
+// __kmp_ro_lock as at shutdown, where __kmp_cleanup drops the items with it
+// held.
 static int ro_thread_stacks(kmp_nt_range **out, const kmp_nt_vma *v, int nv) {
   *out = NULL;
   if (!TCR_4(__kmp_init_serial))
@@ -175,7 +176,7 @@ static int ro_thread_stacks(kmp_nt_range **out, const kmp_nt_vma *v, int nv) {
   __kmp_acquire_bootstrap_lock(&__kmp_forkjoin_lock);
   int cap = __kmp_threads_capacity;
   kmp_nt_range *r = NULL;
-  if (__kmp_threads && cap > 0)
+  if (TCR_4(__kmp_init_serial) && __kmp_threads && cap > 0)
     r = (kmp_nt_range *)__kmp_allocate(sizeof(kmp_nt_range) * cap);
   for (int i = 0; r && i < cap; i++) {
     kmp_info_t *th = __kmp_threads[i];
