@@ -350,6 +350,12 @@ int __kmp_ro_fault(uintptr_t addr, void *uc);
 // A next-touch request on [start, end): cached readonly items there are
 // dropped (no region uses them) or keep it (EBUSY).  Under __kmp_nt_lock.
 int __kmp_ro_yield_range(uintptr_t start, uintptr_t end);
+// A system call is about to write into [a, e) (the I/O wrappers): the
+// write-protected pages of cached readonly items there are opened as a
+// serial write opens them.  EFAULT if a running region lists such an item
+// (the call must fail before it writes any byte of it), else 0.
+// Async-signal-safe.
+int __kmp_ro_io_write(uintptr_t a, uintptr_t e);
 // The readonly engine's own mappings, which arming must never protect: at
 // most `max` ranges in out; their number.  Under __kmp_nt_lock.
 int __kmp_ro_private_ranges(kmp_nt_range *out, int max);

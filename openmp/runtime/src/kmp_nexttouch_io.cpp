@@ -13,6 +13,12 @@
  * team they move to the caller's node -- the caller is their next toucher --
  * in serial code they are opened where they are.
  *
+ * The readonly engine's cached list items are write-protected between
+ * regions, which the kernel's copy does not fault on either: the wrappers
+ * of the calls that write into a buffer (read, recv, fread, ...) first ask
+ * it (__kmp_ro_io_write) to open their pages, and fail with EFAULT, before
+ * the kernel writes anything, into an item a running region lists.
+ *
  * The wrappers are exported (exports_so.txt), so a program linked with
  * libomp binds its calls to them; libraries linked against the C library
  * alone, the C library's internal calls (stdio's own reads are covered by
@@ -76,12 +82,57 @@ static inline void nt_io_items(const void *p, size_t size, size_t n) {
     nt_io_buf(p, size * n);
 }
 
-// A buffer and the peer address a call fills in.
-static inline void nt_io_from(void *buf, size_t n, void *from,
-                              const socklen_t *fromlen) {
-  nt_io_buf(buf, n);
-  nt_io_buf(from, fromlen ? *fromlen : 0);
+// A call about to write into [p, p+n): readonly list items there first
+// (EFAULT: the call must fail, an item a running region lists is there),
+// then the armed pages.  A range that wraps is left alone.
+static inline int nt_io_into(void *p, size_t n) {
+  if (TCR_4(__kmp_ro_live) && p && n) {
+    uintptr_t a = (uintptr_t)p, e = a + n;
+    if (e > a && __kmp_ro_io_write(a, e))
+      return EFAULT;
+  }
+  nt_io_buf(p, n);
+  return 0;
 }
+
+static inline int nt_io_into_iov(const struct iovec *iov, long cnt) {
+  for (long i = 0; iov && i < cnt; i++)
+    if (nt_io_into(iov[i].iov_base, iov[i].iov_len))
+      return EFAULT;
+  return 0;
+}
+
+static inline int nt_io_into_msg(struct msghdr *m) {
+  if (!m)
+    return 0;
+  return nt_io_into(m->msg_name, m->msg_namelen) ||
+                 nt_io_into_iov(m->msg_iov, (long)m->msg_iovlen) ||
+                 nt_io_into(m->msg_control, m->msg_controllen)
+             ? EFAULT
+             : 0;
+}
+
+static inline int nt_io_into_items(void *p, size_t size, size_t n) {
+  if (n && size > SIZE_MAX / n)
+    return 0; // an overflowing product: left alone
+  return nt_io_into(p, size * n);
+}
+
+// A buffer and the peer address a call fills in.
+static inline int nt_io_into_from(void *buf, size_t n, void *from,
+                                  const socklen_t *fromlen) {
+  return nt_io_into(buf, n) || nt_io_into(from, fromlen ? *fromlen : 0)
+             ? EFAULT
+             : 0;
+}
+
+// A wrapper's TOUCH for a call that writes into memory: fails the call with
+// EFAULT (returning `failed`) if `check` says so.
+#define KMP_NT_IO_INTO(check, failed)                                          \
+  if (check) {                                                                 \
+    errno = EFAULT;                                                            \
+    return failed;                                                             \
+  }
 
 void *__kmp_nt_next(void *volatile *cache, const char *name) {
   void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
@@ -109,39 +160,42 @@ void *__kmp_nt_next(void *volatile *cache, const char *name) {
 
 // Into the buffer.
 KMP_NT_IO_WRAP(ssize_t, read, (int fd, void *buf, size_t n), (fd, buf, n),
-               nt_io_buf(buf, n))
+               KMP_NT_IO_INTO(nt_io_into(buf, n), -1))
 KMP_NT_IO_WRAP(ssize_t, pread, (int fd, void *buf, size_t n, off_t off),
-               (fd, buf, n, off), nt_io_buf(buf, n))
+               (fd, buf, n, off), KMP_NT_IO_INTO(nt_io_into(buf, n), -1))
 KMP_NT_IO_WRAP(ssize_t, pread64, (int fd, void *buf, size_t n, off64_t off),
-               (fd, buf, n, off), nt_io_buf(buf, n))
+               (fd, buf, n, off), KMP_NT_IO_INTO(nt_io_into(buf, n), -1))
 KMP_NT_IO_WRAP(ssize_t, readv, (int fd, const struct iovec *iov, int cnt),
-               (fd, iov, cnt), nt_io_iov(iov, cnt))
+               (fd, iov, cnt), KMP_NT_IO_INTO(nt_io_into_iov(iov, cnt), -1))
 KMP_NT_IO_WRAP(ssize_t, preadv,
                (int fd, const struct iovec *iov, int cnt, off_t off),
-               (fd, iov, cnt, off), nt_io_iov(iov, cnt))
+               (fd, iov, cnt, off),
+               KMP_NT_IO_INTO(nt_io_into_iov(iov, cnt), -1))
 KMP_NT_IO_WRAP(ssize_t, preadv64,
                (int fd, const struct iovec *iov, int cnt, off64_t off),
-               (fd, iov, cnt, off), nt_io_iov(iov, cnt))
+               (fd, iov, cnt, off),
+               KMP_NT_IO_INTO(nt_io_into_iov(iov, cnt), -1))
 KMP_NT_IO_WRAP(ssize_t, recv, (int fd, void *buf, size_t n, int flags),
-               (fd, buf, n, flags), nt_io_buf(buf, n))
+               (fd, buf, n, flags), KMP_NT_IO_INTO(nt_io_into(buf, n), -1))
 KMP_NT_IO_WRAP(ssize_t, recvfrom,
                (int fd, void *buf, size_t n, int flags, struct sockaddr *from,
                 socklen_t *fromlen),
                (fd, buf, n, flags, from, fromlen),
-               nt_io_from(buf, n, from, fromlen))
+               KMP_NT_IO_INTO(nt_io_into_from(buf, n, from, fromlen), -1))
 KMP_NT_IO_WRAP(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags),
-               (fd, msg, flags), nt_io_msg(msg))
+               (fd, msg, flags), KMP_NT_IO_INTO(nt_io_into_msg(msg), -1))
 KMP_NT_IO_WRAP(int, recvmmsg,
                (int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
                 struct timespec *timeout),
                (fd, vec, vlen, flags, timeout),
                for (unsigned i = 0; vec && i < vlen; i++)
-                   nt_io_msg(&vec[i].msg_hdr))
+                   KMP_NT_IO_INTO(nt_io_into_msg(&vec[i].msg_hdr), -1))
 KMP_NT_IO_WRAP(size_t, fread, (void *p, size_t size, size_t n, FILE *fp),
-               (p, size, n, fp), nt_io_items(p, size, n))
+               (p, size, n, fp),
+               KMP_NT_IO_INTO(nt_io_into_items(p, size, n), 0))
 KMP_NT_IO_WRAP(size_t, fread_unlocked,
                (void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp),
-               nt_io_items(p, size, n))
+               KMP_NT_IO_INTO(nt_io_into_items(p, size, n), 0))
 
 // Out of the buffer: no data is lost there, but the call would fail.
 KMP_NT_IO_WRAP(ssize_t, write, (int fd, const void *buf, size_t n),
@@ -181,29 +235,34 @@ KMP_NT_IO_WRAP(size_t, fwrite_unlocked,
 // What a program built with _FORTIFY_SOURCE calls instead.
 KMP_NT_IO_WRAP(ssize_t, __read_chk,
                (int fd, void *buf, size_t n, size_t buflen),
-               (fd, buf, n, buflen), nt_io_buf(buf, n < buflen ? n : buflen))
+               (fd, buf, n, buflen),
+               KMP_NT_IO_INTO(nt_io_into(buf, n < buflen ? n : buflen), -1))
 KMP_NT_IO_WRAP(ssize_t, __pread_chk,
                (int fd, void *buf, size_t n, off_t off, size_t buflen),
                (fd, buf, n, off, buflen),
-               nt_io_buf(buf, n < buflen ? n : buflen))
+               KMP_NT_IO_INTO(nt_io_into(buf, n < buflen ? n : buflen), -1))
 KMP_NT_IO_WRAP(ssize_t, __pread64_chk,
                (int fd, void *buf, size_t n, off64_t off, size_t buflen),
                (fd, buf, n, off, buflen),
-               nt_io_buf(buf, n < buflen ? n : buflen))
+               KMP_NT_IO_INTO(nt_io_into(buf, n < buflen ? n : buflen), -1))
 KMP_NT_IO_WRAP(ssize_t, __recv_chk,
                (int fd, void *buf, size_t n, size_t buflen, int flags),
                (fd, buf, n, buflen, flags),
-               nt_io_buf(buf, n < buflen ? n : buflen))
+               KMP_NT_IO_INTO(nt_io_into(buf, n < buflen ? n : buflen), -1))
 KMP_NT_IO_WRAP(ssize_t, __recvfrom_chk,
                (int fd, void *buf, size_t n, size_t buflen, int flags,
                 struct sockaddr *from, socklen_t *fromlen),
                (fd, buf, n, buflen, flags, from, fromlen),
-               nt_io_from(buf, n < buflen ? n : buflen, from, fromlen))
+               KMP_NT_IO_INTO(
+                   nt_io_into_from(buf, n < buflen ? n : buflen, from, fromlen),
+                   -1))
 KMP_NT_IO_WRAP(size_t, __fread_chk,
                (void *p, size_t plen, size_t size, size_t n, FILE *fp),
-               (p, plen, size, n, fp), nt_io_items(p, size, n))
+               (p, plen, size, n, fp),
+               KMP_NT_IO_INTO(nt_io_into_items(p, size, n), 0))
 KMP_NT_IO_WRAP(size_t, __fread_unlocked_chk,
                (void *p, size_t plen, size_t size, size_t n, FILE *fp),
-               (p, plen, size, n, fp), nt_io_items(p, size, n))
+               (p, plen, size, n, fp),
+               KMP_NT_IO_INTO(nt_io_into_items(p, size, n), 0))
 
 #endif // KMP_NEXTTOUCH_SUPPORTED

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <string.h>
 #if KMP_NEXTTOUCH_SUPPORTED
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
@@ -54,11 +55,14 @@ size_t __kmp_readonly_budget_bytes(void) {
 struct kmp_ro_entry {
   kmp_ro_item *item; // NULL: not handled, read from the original
   void *orig; // the item's address as given
+  uintptr_t tbase; // the original's address of its first byte (orig, or
+                   // what orig shows if it is in a replica)
   int replicate; // threads of other nodes get replicas
 };
 struct kmp_readonly_region {
   int n;
   kmp_uint64 act; // this activation, for the replicas' preparation
+  kmp_uint64 forks; // ro_forks when it started (a parent's region in a child)
   kmp_ro_entry e[1];
 };
 
@@ -69,6 +73,9 @@ kmp_bootstrap_lock_t __kmp_ro_lock =
 
 static volatile kmp_uint64 ro_acts = 0; // activations so far
 static int ro_ready = 0;
+// fork(2)s this process descends through: the regions a child inherits
+// from its parent do not run in it.
+static kmp_uint64 ro_forks = 0;
 
 // ---------------------------------------------------------------------------
 // Start-up: the messages of the fault path; fork(2)
@@ -111,7 +118,12 @@ void __kmp_ro_atfork(int phase) {
     return;
   }
   // The child's only thread: preparations and openings of absent threads
-  // are forgotten (a chunk half opened is opened).
+  // are forgotten (a chunk half opened is opened).  The regions running at
+  // the fork do not run in the child, whose memory is its own: their items
+  // are no longer in use (a write by the child is a serial write), their
+  // replicas are the child's to write (the thread that forked may be in the
+  // region's code, reading one), and their ends in the child change nothing.
+  ro_forks++;
   for (int i = 0; i < __kmp_ro_hwm; i++) {
     kmp_ro_item *it = __kmp_ro_table[i];
     if (!it)
@@ -122,6 +134,12 @@ void __kmp_ro_atfork(int phase) {
         it->chunks[c] = KMP_RO_CLOSED;
         __kmp_ro_open_chunks(it, c, c + 1);
       }
+    if (it->users) {
+      it->users = 0;
+      __kmp_ro_replicas_disown(it);
+      if (it->kind & KMP_RO_NOKEEP) // as at the end of its region
+        __kmp_ro_open_chunks(it, 0, it->nchunks);
+    }
   }
   __kmp_ro_handlers_active = 0;
   __kmp_init_bootstrap_lock(&__kmp_ro_lock);
@@ -140,6 +158,64 @@ static void ro_initialize() {
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
 }
 
+// The stacks of the threads the runtime knows, on which a region may list
+// items: its workers' (known exactly) and its other root threads' (asked of
+// the C library; the initial thread's is the [stack] VMA, which the maps v
+// mark).  *out is allocated with __kmp_allocate; returns their number.
+// Under __kmp_forkjoin_lock (no thread is reaped meanwhile), taken before
+// __kmp_ro_lock as at shutdown, where __kmp_cleanup drops the items with it
+// held.
+static int ro_thread_stacks(kmp_nt_range **out, const kmp_nt_vma *v, int nv) {
+  *out = NULL;
+  if (!TCR_4(__kmp_init_serial))
+    return 0;
+  int k = 0;
+  __kmp_acquire_bootstrap_lock(&__kmp_forkjoin_lock);
+  int cap = __kmp_threads_capacity;
+  kmp_nt_range *r = NULL;
+  if (TCR_4(__kmp_init_serial) && __kmp_threads && cap > 0)
+    r = (kmp_nt_range *)__kmp_allocate(sizeof(kmp_nt_range) * cap);
+  for (int i = 0; r && i < cap; i++) {
+    kmp_info_t *th = __kmp_threads[i];
+    if (!th)
+      continue;
+    kmp_desc_base_t *ds = &th->th.th_info.ds;
+    uintptr_t top = (uintptr_t)TCR_PTR(ds->ds_stackbase);
+    size_t size = (size_t)TCR_PTR(ds->ds_stacksize);
+    if (!TCR_4(ds->ds_stackgrow) && size && top > size) {
+      r[k++] = {top - size, top};
+      continue;
+    }
+    // A root thread, whose stack the runtime only estimates from inside.
+    int main_stack = 0;
+    for (int j = 0; j < nv && !main_stack; j++)
+      main_stack = v[j].stack && v[j].start < top && top <= v[j].end;
+    if (main_stack || !top)
+      continue;
+    pthread_attr_t attr;
+    void *addr;
+    size_t sz;
+    if (pthread_getattr_np(ds->ds_thread, &attr) != 0)
+      continue;
+    if (pthread_attr_getstack(&attr, &addr, &sz) == 0 && sz)
+      r[k++] = {(uintptr_t)addr, (uintptr_t)addr + sz};
+    pthread_attr_destroy(&attr);
+  }
+  __kmp_release_bootstrap_lock(&__kmp_forkjoin_lock);
+  *out = r;
+  return k;
+}
+
+// The maps read again (under __kmp_ro_lock) because the engine dropped
+// items since *v was read; *drops: the drops they include.
+static int ro_read_maps_again(kmp_nt_vma **v, kmp_uint64 *drops) {
+  if (*v)
+    __kmp_free(*v);
+  *v = NULL;
+  *drops = __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE);
+  return __kmp_nt_read_maps(v, 0);
+}
+
 // Start a region with n items (codes[i]: an error found by the caller, or
 // 0; receives each item's result).  Always returns a handle.
 static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
@@ -149,6 +225,7 @@ static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
       sizeof(kmp_readonly_region) + sizeof(kmp_ro_entry) * (n > 0 ? n : 1));
   h->n = n;
   h->act = __atomic_add_fetch(&ro_acts, 1, __ATOMIC_ACQ_REL);
+  h->forks = ro_forks;
   for (int i = 0; i < n; i++)
     h->e[i].orig = ptrs[i];
   if (!__kmp_readonly || n <= 0)
@@ -181,33 +258,49 @@ static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
   __kmp_release_bootstrap_lock(&__kmp_nt_lock);
   TCW_4(__kmp_ro_live, 1); // before anything is protected
 
+  // The maps, read before the lock (it is held for as short as possible);
+  // again under it if items were dropped since (their pages changed).
   kmp_nt_vma *v = NULL;
+  kmp_uint64 drops = __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE);
   int nv = __kmp_nt_read_maps(&v, 0);
+  kmp_nt_range *stacks = NULL;
+  int nstacks = nv < 0 ? 0 : ro_thread_stacks(&stacks, v, nv);
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
+  if (nv >= 0 && __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE) != drops)
+    nv = ro_read_maps_again(&v, &drops);
+  if (nv >= 0)
+    __kmp_ro_drop_gone(v, nv);
   int handled = 0;
   for (int i = 0; i < n; i++) {
     if (codes[i] || !lens[i])
       continue;
-    if (nv < 0) {
-      codes[i] = ENOMEM;
-      continue;
-    }
-    uintptr_t s = (uintptr_t)ptrs[i];
-    kmp_ro_item *it = __kmp_ro_enter(s, s + lens[i], v, nv, &codes[i]);
-    if (!it && codes[i] == EAGAIN) {
-      if (v)
-        __kmp_free(v);
-      v = NULL;
-      nv = __kmp_nt_read_maps(&v, 0);
-      codes[i] = nv < 0 ? ENOMEM : 0;
-      it = nv < 0 ? NULL : __kmp_ro_enter(s, s + lens[i], v, nv, &codes[i]);
+    uintptr_t s = (uintptr_t)ptrs[i], e = s + lens[i];
+    kmp_ro_item *it = NULL;
+    // A drop (of an item evicted for an earlier item of this list, of one
+    // the program changed) makes the maps out of date for its pages, which
+    // may be this item's.
+    for (int tries = 0; tries < 4 && !it; tries++) {
+      if (nv >= 0 &&
+          __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE) != drops)
+        nv = ro_read_maps_again(&v, &drops);
+      if (nv < 0) {
+        codes[i] = ENOMEM;
+        break;
+      }
+      codes[i] = 0;
+      it = __kmp_ro_enter(&s, &e, v, nv, stacks, nstacks, &codes[i]);
+      if (!it && codes[i] != EAGAIN)
+        break;
     }
     if (!it)
       continue;
     h->e[i].item = it;
-    it->psource = loc ? loc->psource : NULL;
-    it->name = names ? names[i] : NULL;
-    it->index = i;
+    h->e[i].tbase = s;
+    if (s == it->base && e == it->end) { // not a part of a larger item
+      it->psource = loc ? loc->psource : NULL;
+      it->name = names ? names[i] : NULL;
+      it->index = i;
+    }
     it->last_use = h->act;
     handled++;
     KMP_NT_ADD(readonly_items, 1);
@@ -231,6 +324,8 @@ static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
   if (v)
     __kmp_free(v);
+  if (stacks)
+    __kmp_free(stacks);
   return h;
 }
 
@@ -245,12 +340,13 @@ static void *ro_ptr(kmp_readonly_region *h, int i, int *node) {
   if (*node < 0 || (*node == e->item->home && !__kmp_readonly_force))
     return e->orig;
   char *m = __kmp_ro_replica(e->item, *node, h->act);
-  return m ? m + (e->item->base - e->item->mbase) : e->orig;
+  return m ? m + (e->tbase - e->item->mbase) : e->orig;
 }
 
 static void ro_end(kmp_readonly_region *h) {
   int any = 0;
-  for (int i = 0; i < h->n && !any; i++)
+  // A region of the parent process ends in a child: it holds nothing here.
+  for (int i = 0; i < h->n && !any && h->forks == ro_forks; i++)
     any = h->e[i].item != NULL;
   if (any) {
     __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
@@ -272,7 +368,9 @@ int __kmp_ro_yield_range(uintptr_t start, uintptr_t end) {
   if (!TCR_4(__kmp_ro_live) || start >= end)
     return 0;
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
-  int rc = __kmp_ro_release(start, end);
+  // Only the pages the items cover whole are the engine's: the next-touch
+  // engine may take the pages an item shares with other data.
+  int rc = __kmp_ro_release(start, end, 1);
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
   return rc;
 }
@@ -304,7 +402,7 @@ void __kmp_ro_cleanup() {
   for (int i = 0; i < __kmp_ro_hwm; i++)
     if (__kmp_ro_table[i])
       __kmp_ro_table[i]->users = 0; // no region runs any more
-  __kmp_ro_release(0, 0);
+  __kmp_ro_release(0, 0, 0);
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
 }
 
@@ -459,7 +557,7 @@ extern "C" int kmp_readonly_release(const void *ptr, size_t len) {
   if (!TCR_4(ro_ready))
     return 0;
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
-  int rc = __kmp_ro_release(p, p + len);
+  int rc = __kmp_ro_release(p, p + len, 0);
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
   return rc;
 #else

@@ -9,7 +9,8 @@
  *   kmp_readonly_items.cpp    the item cache: checks against the maps,
  *                             protection at region starts, budget, drops
  *   kmp_readonly_replica.cpp  per-node replicas: made, refreshed, freed
- *   kmp_readonly_fault.cpp    write faults on list items  [signal handler]
+ *   kmp_readonly_fault.cpp    write faults on list items, and system calls
+ *                             about to write into them  [signal handler]
  *
  * A list item of a region is kept in a cache (the item table) keyed by its
  * byte range.  The pages it covers whole are write-protected from the start
@@ -120,16 +121,26 @@ int __kmp_ro_open_chunks(kmp_ro_item *it, size_t lo, size_t hi);
 
 // The item cache (kmp_readonly_items.cpp), under __kmp_ro_lock.
 extern size_t __kmp_ro_reserved; // bytes of the budget held by items
-// The cached item for [base, end) of a region starting now (v: the maps),
-// its users raised and its chunks closed; NULL with *err if none (EAGAIN:
-// it dropped overlapping items: read the maps again and retry).
-kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end, const kmp_nt_vma *v,
-                            int nv, int *err);
+// Items dropped so far: a drop changes the protection of pages, so maps read
+// before it are out of date (read without the lock to know that).
+extern volatile kmp_uint64 __kmp_ro_drops;
+// The cached item for [*base, *end) of a region starting now (v: the maps;
+// stacks: the stacks of the threads the runtime knows), its users raised
+// and its chunks closed; NULL with *err if none (EAGAIN: it dropped items:
+// read the maps again and retry).  A range in a replica is translated to
+// the original's bytes in *base, *end; the item returned may be a larger
+// one a running region holds that contains them.
+kmp_ro_item *__kmp_ro_enter(uintptr_t *base, uintptr_t *end,
+                            const kmp_nt_vma *v, int nv,
+                            const kmp_nt_range *stacks, int nstacks, int *err);
 // May it have replicas?  Reserves the budget (evicting unused items).
 int __kmp_ro_reserve(kmp_ro_item *it, const kmp_nt_vma *v, int nv);
-// Drop the items of [start, end) (all if start == end) that no region
-// uses; EBUSY if some are in use.
-int __kmp_ro_release(uintptr_t start, uintptr_t end);
+// Drop the items that no region uses and whose bytes (with `pages`: whose
+// write-protected pages) meet [start, end) (all if start == end); EBUSY if
+// some are in use.
+int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages);
+// Drop the items no region uses that are no longer all mapped (v: the maps).
+void __kmp_ro_drop_gone(const kmp_nt_vma *v, int nv);
 
 // Replicas (kmp_readonly_replica.cpp; in regions, never in the handler).
 // The calling thread's node (-1: none known; 0 when forced and unknown).
@@ -141,6 +152,10 @@ char *__kmp_ro_replica(kmp_ro_item *it, int node, kmp_uint64 act);
 void __kmp_ro_free_replicas(kmp_ro_item *it);
 // fork(2): in the child, preparations of absent threads are forgotten.
 void __kmp_ro_replicas_atfork_child(kmp_ro_item *it);
+// fork(2) while a region used it: in the child, its replicas are made
+// writable and left to the child's code, which may hold pointers into them;
+// the item forgets them (the child's next region makes new ones).
+void __kmp_ro_replicas_disown(kmp_ro_item *it);
 
 #endif // KMP_NEXTTOUCH_SUPPORTED
 

@@ -19,6 +19,12 @@
  *    from then on and lets the write go on.
  * Anything else is not ours: the next-touch engine's fault path or the
  * program's handler gets it, or the process dies by SIGSEGV.
+ *
+ * The kernel's own writes (read(2) into an item) do not fault: the I/O
+ * wrappers ask __kmp_ro_io_write first, which opens the chunks there
+ * between regions and refuses the call in a region that lists the item.
+ * It runs in the calling thread, also inside signal handlers, and is
+ * async-signal-safe like the rest of this file.
  */
 
 //===----------------------------------------------------------------------===//
@@ -261,21 +267,13 @@ static void ro_trap(kmp_ro_item *it, uintptr_t addr, int node) {
       __kmp_ro_open_chunks(it, c, c + 1);
 }
 
-// A write fault on a protected page of `it` at addr: 1 handled, 0 not ours.
-static int ro_original(kmp_ro_item *it, uintptr_t addr) {
-  if (__atomic_load_n(&it->kind, __ATOMIC_ACQUIRE) & KMP_RO_IMMUTABLE) {
-    // Read-only memory of the program: a write is wrong anyway.  In a region
-    // we say which item it was; otherwise the program gets its SIGSEGV.
-    if (!__atomic_load_n(&it->users, __ATOMIC_SEQ_CST))
-      return 0;
-    ro_trap(it, addr, -1);
-    return 1;
-  }
-  size_t c = (addr - it->pbase) / __kmp_ro_chunk_bytes();
+// Open chunk c of it for a write between regions: 1 if it is open, 0 if a
+// region uses the item (the chunk stays closed).
+static int ro_open_between(kmp_ro_item *it, size_t c) {
   for (;;) {
     unsigned char s = __atomic_load_n(&it->chunks[c], __ATOMIC_ACQUIRE);
     if (s == KMP_RO_OPEN)
-      return 1; // opened meanwhile: the access is retried
+      return 1; // opened meanwhile
     if (s == KMP_RO_OPENING) {
       sched_yield();
       continue;
@@ -288,13 +286,27 @@ static int ro_original(kmp_ro_item *it, uintptr_t addr) {
     // this claim and waits for it, or we see the region.
     if (__atomic_load_n(&it->users, __ATOMIC_SEQ_CST)) {
       __atomic_store_n(&it->chunks[c], KMP_RO_CLOSED, __ATOMIC_RELEASE);
-      ro_trap(it, addr, -1);
-      return 1;
+      return 0;
     }
     ro_open_claimed(it, c, c + 1);
     KMP_NT_ADD(readonly_serial_writes, 1);
     return 1;
   }
+}
+
+// A write fault on a protected page of `it` at addr: 1 handled, 0 not ours.
+static int ro_original(kmp_ro_item *it, uintptr_t addr) {
+  if (__atomic_load_n(&it->kind, __ATOMIC_ACQUIRE) & KMP_RO_IMMUTABLE) {
+    // Read-only memory of the program: a write is wrong anyway.  In a region
+    // we say which item it was; otherwise the program gets its SIGSEGV.
+    if (!__atomic_load_n(&it->users, __ATOMIC_SEQ_CST))
+      return 0;
+    ro_trap(it, addr, -1);
+    return 1;
+  }
+  if (!ro_open_between(it, (addr - it->pbase) / __kmp_ro_chunk_bytes()))
+    ro_trap(it, addr, -1); // returns in warn mode: the item is open then
+  return 1; // the access is retried
 }
 
 // The engine protects with PROT_READ: a fault of its own is a write to a
@@ -349,6 +361,34 @@ int __kmp_ro_fault(uintptr_t addr, void *uc) {
   }
   __atomic_fetch_sub(&__kmp_ro_handlers_active, 1, __ATOMIC_SEQ_CST);
   return done > 0;
+}
+
+// ---------------------------------------------------------------------------
+// A system call about to write into memory (the I/O wrappers)
+
+int __kmp_ro_io_write(uintptr_t a, uintptr_t e) {
+  if (e <= a)
+    return 0;
+  int rc = 0;
+  __atomic_fetch_add(&__kmp_ro_handlers_active, 1, __ATOMIC_SEQ_CST);
+  int hwm = __atomic_load_n(&__kmp_ro_hwm, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < hwm && !rc; i++) {
+    kmp_ro_item *it = __atomic_load_n(&__kmp_ro_table[i], __ATOMIC_ACQUIRE);
+    if (!it || it->pend <= a || it->pbase >= e || it->pbase == it->pend)
+      continue; // the kernel can write the pages an item shares with others
+    int kind = __atomic_load_n(&it->kind, __ATOMIC_ACQUIRE);
+    if (kind & KMP_RO_IMMUTABLE)
+      continue; // the program's read-only memory: its own EFAULT
+    uintptr_t lo = a > it->pbase ? a : it->pbase;
+    uintptr_t hi = e < it->pend ? e : it->pend;
+    size_t c0 = (lo - it->pbase) / __kmp_ro_chunk_bytes();
+    size_t c1 = (hi - 1 - it->pbase) / __kmp_ro_chunk_bytes() + 1;
+    for (size_t c = c0; c < c1 && !rc; c++)
+      if (!ro_open_between(it, c))
+        rc = EFAULT; // a region lists it: nothing may be written
+  }
+  __atomic_fetch_sub(&__kmp_ro_handlers_active, 1, __ATOMIC_SEQ_CST);
+  return rc;
 }
 
 #endif // KMP_NEXTTOUCH_SUPPORTED

@@ -5,7 +5,9 @@
  * what memory it is; cached: whether the program unmapped, re-mapped or
  * re-protected it since), write-protected at a region start (its open
  * chunks closed), given the budget for its replicas, and dropped (released,
- * replaced by an overlapping item, evicted, stale).
+ * replaced by an overlapping item, evicted, stale, unmapped).  A drop gives
+ * back their protection to exactly the pages the engine holds read-only and
+ * leaves the rest as the program made them.
  *
  * Runs under __kmp_ro_lock in the thread that starts a region, releases
  * items or shuts the runtime down; never in a signal handler.  It frees an
@@ -31,6 +33,7 @@
 #include <sys/mman.h>
 
 size_t __kmp_ro_reserved = 0; // budget reserved by cached items
+volatile kmp_uint64 __kmp_ro_drops = 0; // items dropped so far
 
 // The VMA holding a, from v[*j] on (sorted); NULL if a is in a hole.
 static const kmp_nt_vma *ro_vma(const kmp_nt_vma *v, int n, int *j,
@@ -38,6 +41,29 @@ static const kmp_nt_vma *ro_vma(const kmp_nt_vma *v, int n, int *j,
   while (*j < n && v[*j].end <= a)
     (*j)++;
   return *j < n && v[*j].start <= a ? &v[*j] : NULL;
+}
+
+// The VMA holding a (binary search); NULL if a is in a hole.  *j: the first
+// VMA that ends above a.
+static const kmp_nt_vma *ro_vma_find(const kmp_nt_vma *v, int n, int *j,
+                                     uintptr_t a) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (v[mid].end <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  *j = lo;
+  return lo < n && v[lo].start <= a ? &v[lo] : NULL;
+}
+
+// Is the VMA m the same kind of memory as it was when it was first seen (a
+// new mapping at its address may not be)?
+static int ro_same_memory(const kmp_ro_item *it, const kmp_nt_vma *m) {
+  return m->inode == it->inode && !m->shared == !(it->kind & KMP_RO_SHARED) &&
+         (!m->inode || m->offset - m->start == it->off_delta);
 }
 
 // Is the cached it still what the maps show: its pages mapped, each chunk
@@ -70,11 +96,58 @@ static int ro_still_ours(const kmp_ro_item *it, const kmp_nt_vma *v, int n) {
   return 1;
 }
 
-// Drop it: unpublished, replicas freed, and its pages given their
-// protection back if the maps v (NULL: not known) show them as it left them
-// (else the program unmapped or changed them: not touched).
+// Give the pages the engine holds read-only (those of its closed chunks)
+// their protection back, where the maps v show them still mapped as the
+// item's memory and read-only (or as the program had them, if v is older
+// than a region start that closed them).  Pages the program unmapped, mapped
+// anew as other memory or gave another protection keep what the program
+// gave them; the rest of the item is restored all the same.  Without maps
+// (v NULL: no memory to read them), every closed chunk is restored.
+static void ro_restore(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
+  if (it->kind & KMP_RO_IMMUTABLE)
+    return; // read-only memory of the program: never protected by us
+  uintptr_t rs = 0, re = 0; // the run of pages to restore so far
+  int j = -1;
+  for (size_t c = 0; c < it->nchunks; c++) {
+    if (__atomic_load_n(&it->chunks[c], __ATOMIC_ACQUIRE) != KMP_RO_CLOSED)
+      continue; // open (or being opened): as the program had it
+    uintptr_t a, e;
+    __kmp_ro_chunk_range(it, c, &a, &e);
+    while (a < e) {
+      uintptr_t b = e;
+      int ours = 1;
+      if (v) {
+        const kmp_nt_vma *m = j < 0 ? ro_vma_find(v, nv, &j, a)
+                                    : ro_vma(v, nv, &j, a);
+        if (m) {
+          b = m->end < e ? m->end : e;
+          ours = ro_same_memory(it, m) &&
+                 (m->prot == PROT_READ || m->prot == it->prot);
+        } else { // a hole up to the next VMA
+          b = j < nv && v[j].start < e ? v[j].start : e;
+          ours = 0;
+        }
+      }
+      if (ours && re == a) {
+        re = b;
+      } else {
+        if (rs < re)
+          mprotect((void *)rs, re - rs, it->prot);
+        rs = ours ? a : 0;
+        re = ours ? b : 0;
+      }
+      a = b;
+    }
+  }
+  if (rs < re)
+    mprotect((void *)rs, re - rs, it->prot);
+}
+
+// Drop it: its pages given their protection back (ro_restore; before it is
+// unpublished, so that a serial write meanwhile still finds it), unpublished,
+// replicas freed.  v: the maps, NULL if they could not be read.
 static void ro_drop(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
-  int touch = v && ro_still_ours(it, v, nv);
+  ro_restore(it, v, nv);
   for (int i = 0; i < __kmp_ro_hwm; i++)
     if (__kmp_ro_table[i] == it)
       __atomic_store_n(&__kmp_ro_table[i], (kmp_ro_item *)NULL,
@@ -82,10 +155,11 @@ static void ro_drop(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
   while (__kmp_ro_hwm > 0 && !__kmp_ro_table[__kmp_ro_hwm - 1])
     __kmp_ro_hwm--;
   __atomic_fetch_add(&__kmp_ro_gen, 1, __ATOMIC_ACQ_REL);
+  // Maps read before this are out of date for its pages (region starts
+  // read them again before they look at another item).
+  __atomic_fetch_add(&__kmp_ro_drops, 1, __ATOMIC_ACQ_REL);
   while (__atomic_load_n(&__kmp_ro_handlers_active, __ATOMIC_SEQ_CST))
     KMP_CPU_PAUSE();
-  if (touch && it->pbase < it->pend && !(it->kind & KMP_RO_IMMUTABLE))
-    mprotect((void *)it->pbase, it->pend - it->pbase, it->prot);
   __kmp_ro_free_replicas(it);
   __kmp_ro_reserved -= it->reserved;
   KMP_NT_ADD(readonly_dropped, 1);
@@ -190,8 +264,10 @@ static int ro_on_my_stack(uintptr_t s, uintptr_t e) {
 }
 
 // What [base, end) is: 0 with *prot, *kind and its first VMA, or an errno.
+// stacks: the stacks of the threads the runtime knows.
 static int ro_classify(uintptr_t base, uintptr_t end, const kmp_nt_vma *v,
-                       int n, int *prot, int *kind, const kmp_nt_vma **first) {
+                       int n, const kmp_nt_range *stacks, int nstacks,
+                       int *prot, int *kind, const kmp_nt_vma **first) {
   uintptr_t pg = (uintptr_t)__kmp_nt_page;
   uintptr_t mb = base & ~(pg - 1), me = (end + pg - 1) & ~(pg - 1);
   int j = 0, w = 0, r = 0, file = 1;
@@ -215,14 +291,28 @@ static int ro_classify(uintptr_t base, uintptr_t end, const kmp_nt_vma *v,
   }
   if (w && r)
     return EACCES; // partly read-only: not one kind of memory
-  // Pages of the engine's own that the fault path writes: never protected.
+  // Pages of the engine's own (the items, which the fault path writes, and
+  // the replicas; a range inside a replica was translated by the caller):
+  // never protected.
   for (int i = 0; i < __kmp_ro_hwm; i++) {
     kmp_ro_item *it = __kmp_ro_table[i];
-    if (it && mb < (uintptr_t)it + it->alloc_bytes && me > (uintptr_t)it)
+    if (!it)
+      continue;
+    if (mb < (uintptr_t)it + it->alloc_bytes && me > (uintptr_t)it)
       return EINVAL;
+    for (int nd = 0; nd < KMP_RO_MAX_NODES; nd++)
+      if (it->rep[nd].map && mb < (uintptr_t)it->rep[nd].dirty +
+                                      it->rep[nd].map_bytes &&
+          me > (uintptr_t)it->rep[nd].dirty)
+        return EINVAL;
   }
+  // On a thread's stack, its pages are reused by other frames later: only
+  // protected while a region lists it.
   if (ro_on_my_stack(mb, me))
-    *kind |= KMP_RO_NOKEEP; // its pages are reused by other frames later
+    *kind |= KMP_RO_NOKEEP;
+  for (int i = 0; i < nstacks; i++)
+    if (mb < stacks[i].end && me > stacks[i].start)
+      *kind |= KMP_RO_NOKEEP;
   *prot = w ? PROT_READ | PROT_WRITE : PROT_READ;
   if (!w)
     *kind |= file ? KMP_RO_IMMUTABLE : KMP_RO_IMMUTABLE | KMP_RO_NOKEEP;
@@ -278,18 +368,49 @@ int __kmp_ro_reserve(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
   return 1;
 }
 
-// The cached item for [base, end) of a region starting now, users raised
-// and closed; NULL with *err if there is none.
-kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end,
-                             const kmp_nt_vma *v, int nv, int *err) {
+// The original's bytes that [*base, *end) shows if it lies in a replica of
+// a cached item (a nested region lists what its enclosing region gave it):
+// *base and *end translated.
+static void ro_translate(uintptr_t *base, uintptr_t *end) {
+  for (int i = 0; i < __kmp_ro_hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table[i];
+    if (!it)
+      continue;
+    for (int nd = 0; nd < KMP_RO_MAX_NODES; nd++) {
+      uintptr_t m = (uintptr_t)it->rep[nd].map;
+      if (m && *base >= m && *end <= m + (it->mend - it->mbase)) {
+        *base = it->mbase + (*base - m);
+        *end = it->mbase + (*end - m);
+        return;
+      }
+    }
+  }
+}
+
+kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
+                             const kmp_nt_vma *v, int nv,
+                             const kmp_nt_range *stacks, int nstacks,
+                             int *err) {
+  ro_translate(pbase, pend);
+  uintptr_t base = *pbase, end = *pend;
   kmp_ro_item *it = NULL;
   for (int i = 0; i < __kmp_ro_hwm && !it; i++)
     if (__kmp_ro_table[i] && __kmp_ro_table[i]->base == base &&
         __kmp_ro_table[i]->end == end)
       it = __kmp_ro_table[i];
   if (it && !it->users && !ro_still_ours(it, v, nv)) {
-    ro_drop(it, NULL, 0); // unmapped, re-mapped or re-protected since
-    it = NULL;
+    // Unmapped, re-mapped or re-protected since: dropped; the maps have
+    // changed then (the caller reads them again).
+    ro_drop(it, v, nv);
+    *err = EAGAIN;
+    return NULL;
+  }
+  // Inside an item a running region holds (a nested region lists part of
+  // it): that item serves it.
+  for (int i = 0; i < __kmp_ro_hwm && !it; i++) {
+    kmp_ro_item *o = __kmp_ro_table[i];
+    if (o && o->users && o->base <= base && end <= o->end)
+      it = o;
   }
   if (!it) {
     // A different item over the same bytes: dropped, unless a region uses
@@ -312,7 +433,8 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end,
     }
     int prot, kind;
     const kmp_nt_vma *first;
-    *err = ro_classify(base, end, v, nv, &prot, &kind, &first);
+    *err = ro_classify(base, end, v, nv, stacks, nstacks, &prot, &kind,
+                       &first);
     if (*err)
       return NULL;
     it = ro_new(base, end, prot, kind, first, v, nv);
@@ -327,15 +449,19 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t base, uintptr_t end,
   return it;
 }
 
-// Drop the cached items in [start, end) (everything if start == end) that
-// no region uses.  EBUSY if some were in use.  Under __kmp_ro_lock.
-int __kmp_ro_release(uintptr_t start, uintptr_t end) {
+// Drop the cached items that no region uses and whose bytes (or, with
+// `pages`, protected pages) meet [start, end) (everything if start == end).
+// EBUSY if some were in use.  Under __kmp_ro_lock.
+int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages) {
   int rc = 0;
   kmp_nt_vma *v = NULL;
   int nv = -1;
   for (int i = 0; i < __kmp_ro_hwm; i++) {
     kmp_ro_item *it = __kmp_ro_table[i];
-    if (!it || (start != end && (it->end <= start || it->base >= end)))
+    if (!it)
+      continue;
+    uintptr_t s = pages ? it->pbase : it->base, e = pages ? it->pend : it->end;
+    if (start != end && (e <= start || s >= end || s == e))
       continue;
     if (it->users) {
       rc = EBUSY;
@@ -348,6 +474,27 @@ int __kmp_ro_release(uintptr_t start, uintptr_t end) {
   if (v)
     __kmp_free(v);
   return rc;
+}
+
+// Drop the items no region uses whose pages are no longer all mapped (the
+// program unmapped them, or free() gave them back to the system): their
+// replicas are freed now rather than when the budget or the table needs
+// room.  v: the maps of a region start.
+void __kmp_ro_drop_gone(const kmp_nt_vma *v, int nv) {
+  for (int i = 0; i < __kmp_ro_hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table[i];
+    if (!it || it->users)
+      continue;
+    int j;
+    uintptr_t a = it->mbase;
+    const kmp_nt_vma *m = ro_vma_find(v, nv, &j, a);
+    while (m && m->end < it->mend) {
+      a = m->end;
+      m = ro_vma(v, nv, &j, a);
+    }
+    if (!m)
+      ro_drop(it, v, nv);
+  }
 }
 
 #endif // KMP_NEXTTOUCH_SUPPORTED

@@ -7,7 +7,8 @@
  * region prepares the node's replica (makes it, or copies again what was
  * written since its last use) while the node's other threads wait; the
  * nodes prepare theirs in parallel, each copying into its own memory.
- * __kmp_ro_free_replicas runs under __kmp_ro_lock when an item is dropped.
+ * __kmp_ro_free_replicas runs under __kmp_ro_lock when an item is dropped;
+ * the fork(2) functions in the child's atfork handler.
  *
  * A replica is one private mapping: a dirty byte per chunk of the item (set
  * by the fault path when a write between regions opens the chunk), then a
@@ -187,6 +188,22 @@ void __kmp_ro_replicas_atfork_child(kmp_ro_item *it) {
   for (int n = 0; n < KMP_RO_MAX_NODES; n++) {
     it->rep[n].busy = 0;
     it->rep[n].ready = 0;
+  }
+}
+
+// The child's memory is its own: the code of the region it was forked in
+// may write the replica it read (its copy of the item).  The mapping is not
+// freed (that code may still use it) and no longer the engine's.
+void __kmp_ro_replicas_disown(kmp_ro_item *it) {
+  for (int n = 0; n < KMP_RO_MAX_NODES; n++) {
+    kmp_ro_replica *r = &it->rep[n];
+    if (r->map)
+      mprotect(r->map, it->mend - it->mbase, PROT_READ | PROT_WRITE);
+    r->map = NULL;
+    r->dirty = NULL;
+    r->map_bytes = 0;
+    r->ready = 0;
+    r->busy = 0;
   }
 }
 
