@@ -216,7 +216,7 @@ long __kmp_nt_mbind(void *addr, unsigned long len, int mode,
 long __kmp_nt_get_mempolicy(int *mode, unsigned long *mask,
                             unsigned long maxnode, void *addr,
                             unsigned long flags);
-// mprotect(2) without the C library: the engine's own protection changes do
+// mprotect(2) without the C library: the engines' own protection changes do
 // not go through the wrapper of kmp_nexttouch_mm.cpp.
 int __kmp_nt_mprotect(void *addr, size_t len, int prot);
 kmp_uint64 __kmp_nt_now_ns();
@@ -347,8 +347,9 @@ extern volatile int __kmp_ro_live;
 // readonly engine's.  Does not return for a fatal write in a region.
 // Async-signal-safe.
 int __kmp_ro_fault(uintptr_t addr, void *uc);
-// A next-touch request on [start, end): cached readonly items there are
-// dropped (no region uses them) or keep it (EBUSY).  Under __kmp_nt_lock.
+// A next-touch request on [start, end), or the program's change of that
+// mapping (kmp_nexttouch_mm.cpp): cached readonly items there are dropped
+// (no region uses them) or keep it (EBUSY).
 int __kmp_ro_yield_range(uintptr_t start, uintptr_t end);
 // A system call is about to write into [a, e) (the I/O wrappers): the
 // write-protected pages of cached readonly items there are opened as a

@@ -37,7 +37,7 @@ kmp_uint64 __kmp_nt_forks = 0;
 
 void __kmp_nt_free_segment(kmp_nt_segment *seg) {
   if (seg->state)
-    munmap(seg->state, seg->state_bytes);
+    __kmp_nt_private_free(seg->state, seg->state_bytes);
   if (seg->items)
     __kmp_nt_private_free(seg->items, seg->items_bytes);
   __kmp_nt_private_free(seg, sizeof(kmp_nt_segment));

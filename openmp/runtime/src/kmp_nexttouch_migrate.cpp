@@ -58,7 +58,11 @@ void *__kmp_nt_private_alloc(size_t bytes) {
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return p == MAP_FAILED ? NULL : p;
 }
-void __kmp_nt_private_free(void *p, size_t bytes) { munmap(p, bytes); }
+// Without the C library's munmap: the engines' own memory does not go
+// through the wrapper of kmp_nexttouch_mm.cpp.
+void __kmp_nt_private_free(void *p, size_t bytes) {
+  syscall(SYS_munmap, p, bytes);
+}
 
 // Failed moves by reason: [0] busy, [1] out of memory, [2] other.
 enum { NT_FAIL_BUSY, NT_FAIL_NOMEM, NT_FAIL_OTHER, NT_FAIL_KINDS };

@@ -1,6 +1,6 @@
 /*
- * kmp_nexttouch_mm.cpp -- affinity-on-next-touch: the program's own changes
- * to mappings that hold armed pages.
+ * kmp_nexttouch_mm.cpp -- affinity-on-next-touch and readonly(list): the
+ * program's own changes to mappings that hold armed pages or cached items.
  *
  * An armed page belongs to the engine until it is touched: it is PROT_NONE,
  * and the fault path opens it -- together with the untouched units that
@@ -12,13 +12,22 @@
  * so that no batch opens them afterwards and the call finds the protection
  * the program gave.  While nothing is armed a wrapper costs one load.
  *
+ * Readonly list items cached there that no region uses are dropped first
+ * too, so that the next region reads the content the call leaves (the
+ * replicas would be stale: madvise(MADV_DONTNEED) zeroes the pages without a
+ * write fault, mprotect lets the program write, munmap and mremap take the
+ * pages away).  This takes the readonly engine's lock: a wrapper called in a
+ * signal handler that interrupted the engine's own bookkeeping would wait
+ * for it.  The engines' own calls are raw system calls and do not come here.
+ *
  * Raw system calls are not seen: there the fault path still recognises a
  * new mapping by the missing mark (kmp_nexttouch_migrate.cpp), but a batch
  * may open a page that mprotect(PROT_NONE) made a guard page inside an
  * armed range (docs/NextTouch.rst, "Guarantees and limitations").
  *
  * Runs in the calling thread, also inside signal handlers (munmap, mprotect
- * and madvise are async-signal-safe): lock-free, like the fault path.
+ * and madvise are async-signal-safe): the next-touch part is lock-free, like
+ * the fault path.
  */
 
 //===----------------------------------------------------------------------===//
@@ -37,15 +46,23 @@
 #include <stdarg.h>
 #include <sys/mman.h>
 
-// Disarm the armed units of [a, a+len) (page-rounded) where they are.
-static void nt_mm_forget(const void *p, size_t len) {
-  if (!TCR_4(__kmp_nexttouch_armed) || !len)
+// The program is about to change the mapping or the content of [p, p+len)
+// (page-rounded): the armed units there are disarmed where they are, and the
+// readonly items cached there that no region uses are dropped (their
+// replicas would go stale; an item a running region lists stays).
+static void nt_mm_take_back(const void *p, size_t len) {
+  int armed = TCR_4(__kmp_nexttouch_armed), ro = TCR_4(__kmp_ro_live);
+  if ((!armed && !ro) || !len)
     return;
   uintptr_t pg = (uintptr_t)__kmp_nt_page;
   uintptr_t a = (uintptr_t)p & ~(pg - 1), e = (uintptr_t)p + len;
   if (e < a || e > UINTPTR_MAX - pg)
     return; // wraps: the call fails anyway
   e = (e + pg - 1) & ~(pg - 1);
+  if (ro)
+    __kmp_ro_yield_range(a, e);
+  if (!armed)
+    return;
   // As on the fault path: inside the table, no signal handler while this
   // thread holds claims.
   sigset_t all, old;
@@ -106,20 +123,20 @@ static int nt_mm_advice_discards(int advice) {
 
 extern "C" int mprotect(void *p, size_t len, int prot) {
   KMP_NT_MM_NEXT(int, mprotect, (void *, size_t, int))
-  nt_mm_forget(p, len);
+  nt_mm_take_back(p, len);
   return f(p, len, prot);
 }
 
 extern "C" int munmap(void *p, size_t len) {
   KMP_NT_MM_NEXT(int, munmap, (void *, size_t))
-  nt_mm_forget(p, len);
+  nt_mm_take_back(p, len);
   return f(p, len);
 }
 
 extern "C" int madvise(void *p, size_t len, int advice) {
   KMP_NT_MM_NEXT(int, madvise, (void *, size_t, int))
   if (nt_mm_advice_discards(advice))
-    nt_mm_forget(p, len);
+    nt_mm_take_back(p, len);
   return f(p, len, advice);
 }
 
@@ -133,7 +150,7 @@ extern "C" void *mmap(void *p, size_t len, int prot, int flags, int fd,
     return MAP_FAILED;
   }
   if (flags & MAP_FIXED)
-    nt_mm_forget(p, len);
+    nt_mm_take_back(p, len);
   return f(p, len, prot, flags, fd, off);
 }
 
@@ -147,7 +164,7 @@ extern "C" void *mmap64(void *p, size_t len, int prot, int flags, int fd,
     return MAP_FAILED;
   }
   if (flags & MAP_FIXED)
-    nt_mm_forget(p, len);
+    nt_mm_take_back(p, len);
   return f(p, len, prot, flags, fd, off);
 }
 
@@ -165,9 +182,9 @@ extern "C" void *mremap(void *old, size_t old_len, size_t len, int flags, ...) {
     va_start(ap, flags);
     to = va_arg(ap, void *);
     va_end(ap);
-    nt_mm_forget(to, len);
+    nt_mm_take_back(to, len);
   }
-  nt_mm_forget(old, old_len);
+  nt_mm_take_back(old, old_len);
   return (flags & MREMAP_FIXED) ? f(old, old_len, len, flags, to)
                                 : f(old, old_len, len, flags);
 }

@@ -168,11 +168,11 @@ static int ro_open_claimed(kmp_ro_item *it, size_t c, size_t e) {
   __kmp_ro_chunk_range(it, e - 1, &s1, &e1);
   ro_mark_dirty(it, c, e);
   int rc = 0;
-  if (mprotect((void *)s0, e1 - s0, it->prot) != 0) {
+  if (__kmp_nt_mprotect((void *)s0, e1 - s0, it->prot) != 0) {
     // Out of VMAs (vm.max_map_count): one call over the whole item merges
     // them again.  Every chunk is then open.
     rc = -1;
-    mprotect((void *)it->pbase, it->pend - it->pbase, it->prot);
+    __kmp_nt_mprotect((void *)it->pbase, it->pend - it->pbase, it->prot);
     ro_mark_dirty(it, 0, it->nchunks);
     for (size_t k = 0; k < it->nchunks; k++)
       if (k < c || k >= e)

@@ -132,7 +132,7 @@ static void ro_restore(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
         re = b;
       } else {
         if (rs < re)
-          mprotect((void *)rs, re - rs, it->prot);
+          __kmp_nt_mprotect((void *)rs, re - rs, it->prot);
         rs = ours ? a : 0;
         re = ours ? b : 0;
       }
@@ -140,7 +140,7 @@ static void ro_restore(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
     }
   }
   if (rs < re)
-    mprotect((void *)rs, re - rs, it->prot);
+    __kmp_nt_mprotect((void *)rs, re - rs, it->prot);
 }
 
 // Drop it: its pages given their protection back (ro_restore; before it is
@@ -335,7 +335,7 @@ static void ro_close(kmp_ro_item *it) {
     uintptr_t s0, e0, s1, e1;
     __kmp_ro_chunk_range(it, c, &s0, &e0);
     __kmp_ro_chunk_range(it, e - 1, &s1, &e1);
-    if (mprotect((void *)s0, e1 - s0, PROT_READ) != 0) {
+    if (__kmp_nt_mprotect((void *)s0, e1 - s0, PROT_READ) != 0) {
       // Out of VMAs: not trapped, and replicas copied at every region.
       for (size_t k = c; k < e; k++)
         __atomic_store_n(&it->chunks[k], KMP_RO_OPEN, __ATOMIC_RELEASE);

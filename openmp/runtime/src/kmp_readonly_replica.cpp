@@ -59,9 +59,9 @@ static size_t ro_copy(const kmp_ro_item *it, char *m, uintptr_t s,
   uintptr_t pg = (uintptr_t)__kmp_nt_page;
   uintptr_t ps = s & ~(pg - 1), pe = (e + pg - 1) & ~(pg - 1);
   char *w = m + (ps - it->mbase);
-  mprotect(w, pe - ps, PROT_READ | PROT_WRITE);
+  __kmp_nt_mprotect(w, pe - ps, PROT_READ | PROT_WRITE);
   memcpy(m + (s - it->mbase), (const void *)s, e - s);
-  mprotect(w, pe - ps, PROT_READ);
+  __kmp_nt_mprotect(w, pe - ps, PROT_READ);
   return e - s;
 }
 
@@ -82,7 +82,7 @@ static char *ro_make(kmp_ro_item *it, kmp_ro_replica *r, int node) {
   madvise(m, rb, MADV_POPULATE_WRITE);
   memcpy(m + (it->base - it->mbase), (const void *)it->base,
          it->end - it->base);
-  mprotect(m, rb, PROT_READ);
+  __kmp_nt_mprotect(m, rb, PROT_READ);
   r->dirty = (unsigned char *)p;
   r->map_bytes = db + rb;
   // The fault path looks at nodes below __kmp_ro_node_hwm: raise it first.
@@ -198,7 +198,7 @@ void __kmp_ro_replicas_disown(kmp_ro_item *it) {
   for (int n = 0; n < KMP_RO_MAX_NODES; n++) {
     kmp_ro_replica *r = &it->rep[n];
     if (r->map)
-      mprotect(r->map, it->mend - it->mbase, PROT_READ | PROT_WRITE);
+      __kmp_nt_mprotect(r->map, it->mend - it->mbase, PROT_READ | PROT_WRITE);
     r->map = NULL;
     r->dirty = NULL;
     r->map_bytes = 0;

@@ -1,0 +1,98 @@
+// The program changes a cached readonly item's memory between regions
+// without writing to it from user space: the next region that lists it
+// reads the current content on every thread (host, KMP_READONLY_FORCE=1:
+// real replicas).
+//  - madvise(MADV_DONTNEED): the item reads as zeros;
+//  - munmap, then mmap at the same address with new content;
+//  - mprotect(PROT_READ | PROT_WRITE), a write, mprotect(PROT_READ) again;
+//  - mremap to a new address, written there, and back.
+// libomp's wrappers of these calls drop the cached item first.
+// RUN: %libomp-compile && env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 \
+// RUN:   %libomp-run | FileCheck %s
+// REQUIRES: linux
+// CHECK: readonly_mm: PASS
+#define _GNU_SOURCE
+#include "nexttouch_test.h"
+
+enum { P = 16 };
+static long pg;
+
+// Sum of [p, p+len) read in a region through each thread's pointer (-1 if
+// the threads disagree); *rep: every thread read a replica.
+static long region_sum(const char *p, size_t len, int *rep) {
+  kmp_readonly_t h;
+  NT_CHECK(kmp_readonly_begin(1, (const void **)&p, &len, NULL, &h) == 0,
+           "begin %p", (void *)p);
+  long sums[64], nrep = 0;
+  int nth = 1;
+#pragma omp parallel reduction(+ : nrep)
+  {
+    const char *q = kmp_readonly_ptr(h, 0);
+    long s = 0;
+    for (size_t i = 0; i < len; i++)
+      s += q[i];
+    sums[omp_get_thread_num()] = s;
+    nrep += q != p;
+#pragma omp single
+    nth = omp_get_num_threads();
+  }
+  kmp_readonly_end(h);
+  for (int t = 1; t < nth; t++)
+    if (sums[t] != sums[0])
+      return -1;
+  if (rep)
+    *rep = nrep == nth;
+  return sums[0];
+}
+
+// A fresh cached item of P pages of `v`.
+static char *cached(char v) {
+  char *a = nt_map(P * pg);
+  memset(a, v, P * pg);
+  int rep = 0;
+  NT_CHECK(region_sum(a, P * pg, &rep) == (long)v * P * pg && rep,
+           "cached item");
+  NT_CHECK(region_sum(a, P * pg, NULL) == (long)v * P * pg, "reused");
+  return a;
+}
+
+int main(void) {
+  pg = nt_pagesize();
+
+  char *a = cached(1);
+  NT_CHECK(madvise(a, P * pg, MADV_DONTNEED) == 0, "madvise");
+  NT_CHECK(region_sum(a, P * pg, NULL) == 0, "after MADV_DONTNEED: %ld",
+           region_sum(a, P * pg, NULL));
+
+  char *b = cached(2);
+  NT_CHECK(munmap(b, P * pg) == 0, "munmap");
+  char *b2 = (char *)mmap(b, P * pg, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  NT_CHECK(b2 == b, "mmap at the same address");
+  memset(b2, 3, P * pg);
+  NT_CHECK(region_sum(b, P * pg, NULL) == 3L * P * pg,
+           "after munmap + mmap: %ld", region_sum(b, P * pg, NULL));
+
+  char *c = cached(4);
+  NT_CHECK(mprotect(c, P * pg, PROT_READ | PROT_WRITE) == 0, "mprotect RW");
+  memset(c, 5, P * pg);
+  NT_CHECK(mprotect(c, P * pg, PROT_READ) == 0, "mprotect R");
+  NT_CHECK(region_sum(c, P * pg, NULL) == 5L * P * pg,
+           "after mprotect + write: %ld", region_sum(c, P * pg, NULL));
+  NT_CHECK(nt_maps_prot(c) == PROT_READ, "the program's PROT_READ");
+
+  char *d = cached(6);
+  char *far =
+      (char *)mmap(NULL, P * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  char *moved =
+      (char *)mremap(d, P * pg, P * pg, MREMAP_MAYMOVE | MREMAP_FIXED, far);
+  NT_CHECK(moved == far, "mremap away");
+  NT_CHECK(nt_maps_prot(moved) == (PROT_READ | PROT_WRITE),
+           "moved item writable");
+  memset(moved, 7, P * pg);
+  NT_CHECK(mremap(moved, P * pg, P * pg, MREMAP_MAYMOVE | MREMAP_FIXED, d) == d,
+           "mremap back");
+  NT_CHECK(region_sum(d, P * pg, NULL) == 7L * P * pg,
+           "after mremap and back: %ld", region_sum(d, P * pg, NULL));
+  return nt_done("readonly_mm");
+}
