@@ -69,7 +69,8 @@ static int ro_same_memory(const kmp_ro_item *it, const kmp_nt_vma *m) {
 // Is the cached it still what the maps show: its pages mapped, each chunk
 // protected as its state says, an immutable item's file the same?
 static int ro_still_ours(const kmp_ro_item *it, const kmp_nt_vma *v, int n) {
-  int j = 0;
+  int j;
+  ro_vma_find(v, n, &j, it->mbase); // then forwards from there
   for (uintptr_t a = it->mbase; a < it->mend;) {
     const kmp_nt_vma *m = ro_vma(v, n, &j, a);
     if (!m || ((it->kind & KMP_RO_IMMUTABLE) &&
@@ -80,7 +81,7 @@ static int ro_still_ours(const kmp_ro_item *it, const kmp_nt_vma *v, int n) {
   // A closed chunk must be read-only; an open one writable, or read-only if
   // a serial write opened it after the maps were read (chunks are opened
   // without the lock, closed only under it).
-  j = 0;
+  ro_vma_find(v, n, &j, it->mbase);
   for (size_t c = 0; c < it->nchunks; c++) {
     unsigned char s = __atomic_load_n(&it->chunks[c], __ATOMIC_ACQUIRE);
     uintptr_t a, e;
@@ -372,11 +373,14 @@ int __kmp_ro_reserve(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
 // a cached item (a nested region lists what its enclosing region gave it):
 // *base and *end translated.
 static void ro_translate(uintptr_t *base, uintptr_t *end) {
-  for (int i = 0; i < __kmp_ro_hwm; i++) {
+  // Only the nodes that have replicas: a loop over every node slot of every
+  // item made a region start with 256 items take milliseconds.
+  int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < __kmp_ro_hwm && nodes; i++) {
     kmp_ro_item *it = __kmp_ro_table[i];
     if (!it)
       continue;
-    for (int nd = 0; nd < KMP_RO_MAX_NODES; nd++) {
+    for (int nd = 0; nd < nodes; nd++) {
       uintptr_t m = (uintptr_t)it->rep[nd].map;
       if (m && *base >= m && *end <= m + (it->mend - it->mbase)) {
         *base = it->mbase + (*base - m);
