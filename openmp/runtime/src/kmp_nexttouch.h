@@ -357,6 +357,16 @@ int __kmp_ro_yield_range(uintptr_t start, uintptr_t end);
 // (the call must fail before it writes any byte of it), else 0.
 // Async-signal-safe.
 int __kmp_ro_io_write(uintptr_t a, uintptr_t e);
+// The kernel is about to write into [a, e) whatever its protection (a write
+// to /proc/<pid>/mem, which copies-on-write even read-only pages): as
+// __kmp_ro_io_write, and the items there that are not protected (the
+// program's read-only memory, items smaller than a page) are marked stale.
+// Async-signal-safe.
+int __kmp_ro_forced_write(uintptr_t a, uintptr_t e);
+// A write to the file with inode `ino` (0: to any file): the cached items in
+// private mappings of it are marked stale (pages not yet copied on write
+// show the file's page cache, which the write changes).  Async-signal-safe.
+void __kmp_ro_file_write(kmp_uint64 ino);
 // The readonly engine's own mappings, which arming must never protect: at
 // most `max` ranges in out; their number.  Under __kmp_nt_lock.
 int __kmp_ro_private_ranges(kmp_nt_range *out, int max);

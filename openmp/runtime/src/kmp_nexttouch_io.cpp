@@ -17,7 +17,13 @@
  * regions, which the kernel's copy does not fault on either: the wrappers
  * of the calls that write into a buffer (read, recv, fread, ...) first ask
  * it (__kmp_ro_io_write) to open their pages, and fail with EFAULT, before
- * the kernel writes anything, into an item a running region lists.
+ * the kernel writes anything, into an item a running region lists.  The
+ * write side changes items too: a write to /proc/<pid>/mem (whose offsets
+ * are addresses) writes whatever the protection, and a write to a file
+ * changes what its private mappings show where their pages are not yet
+ * copied on write.  Those wrappers tell the engine which items the kernel
+ * changes (__kmp_ro_forced_write, __kmp_ro_file_write), and so do the
+ * wrappers of process_vm_readv/process_vm_writev on the calling process.
  *
  * The wrappers are exported (exports_so.txt), so a program linked with
  * libomp binds its calls to them; libraries linked against the C library
@@ -48,6 +54,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -126,6 +133,73 @@ static inline int nt_io_into_from(void *buf, size_t n, void *from,
              : 0;
 }
 
+// The device of procfs, whose mem files write at addresses (0: not known).
+static dev_t nt_io_proc_dev() {
+  static volatile dev_t dev;
+  static volatile int known;
+  if (!__atomic_load_n(&known, __ATOMIC_ACQUIRE)) {
+    struct stat st;
+    dev_t d = stat("/proc/self/mem", &st) == 0 ? st.st_dev : 0;
+    __atomic_store_n(&dev, d, __ATOMIC_RELAXED);
+    __atomic_store_n(&known, 1, __ATOMIC_RELEASE);
+  }
+  return __atomic_load_n(&dev, __ATOMIC_RELAXED);
+}
+
+// A call about to write n bytes through fd, at `off` or (off < 0) at fd's
+// file position: the cached readonly items the kernel changes without a
+// fault.  A procfs file (/proc/<pid>/mem) writes at the address `off`,
+// whatever the protection (EFAULT: an item a running region lists is
+// there); a regular file changes its private mappings' pages that are not
+// yet copied on write.
+static int nt_io_file_slow(int fd, off64_t off, size_t n) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return 0;
+  dev_t proc = nt_io_proc_dev();
+  if (proc && st.st_dev == proc) {
+    if (off < 0 && (off = lseek64(fd, 0, SEEK_CUR)) < 0)
+      return 0;
+    uintptr_t a = (uintptr_t)off, e = a + n;
+    return e > a && __kmp_ro_forced_write(a, e) ? EFAULT : 0;
+  }
+  __kmp_ro_file_write((kmp_uint64)st.st_ino);
+  return 0;
+}
+
+static inline int nt_io_file(int fd, off64_t off, size_t n) {
+  return TCR_4(__kmp_ro_live) && n ? nt_io_file_slow(fd, off, n) : 0;
+}
+
+static inline size_t nt_io_iov_bytes(const struct iovec *iov, long cnt) {
+  size_t n = 0;
+  for (long i = 0; iov && i < cnt; i++)
+    n = iov[i].iov_len > SIZE_MAX - n ? SIZE_MAX : n + iov[i].iov_len;
+  return n;
+}
+
+static inline int nt_io_file_iov(int fd, off64_t off, const struct iovec *iov,
+                                 long cnt) {
+  return TCR_4(__kmp_ro_live) ? nt_io_file(fd, off, nt_io_iov_bytes(iov, cnt))
+                              : 0;
+}
+
+// stdio's stream: its buffered bytes reach the file when it is written or
+// flushed (fflush(NULL): every stream, any file).
+static inline void nt_io_stream(FILE *fp) {
+  if (!TCR_4(__kmp_ro_live))
+    return;
+  int fd = fp ? fileno(fp) : -1;
+  if (fd >= 0)
+    nt_io_file(fd, -1, 1);
+  else if (!fp)
+    __kmp_ro_file_write(0);
+}
+
+// The calling process's memory through process_vm_readv/_writev: pid is the
+// caller's (or 0, which the kernel rejects).
+static inline int nt_io_self(pid_t pid) { return pid == getpid(); }
+
 // A wrapper's TOUCH for a call that writes into memory: fails the call with
 // EFAULT (returning `failed`) if `check` says so.
 #define KMP_NT_IO_INTO(check, failed)                                          \
@@ -197,22 +271,31 @@ KMP_NT_IO_WRAP(size_t, fread_unlocked,
                (void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp),
                KMP_NT_IO_INTO(nt_io_into_items(p, size, n), 0))
 
-// Out of the buffer: no data is lost there, but the call would fail.
+// Out of the buffer: no data is lost there, but the call would fail.  Into
+// the file: see nt_io_file.
 KMP_NT_IO_WRAP(ssize_t, write, (int fd, const void *buf, size_t n),
-               (fd, buf, n), nt_io_buf(buf, n))
+               (fd, buf, n), nt_io_buf(buf, n);
+               KMP_NT_IO_INTO(nt_io_file(fd, -1, n), -1))
 KMP_NT_IO_WRAP(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off),
-               (fd, buf, n, off), nt_io_buf(buf, n))
+               (fd, buf, n, off), nt_io_buf(buf, n);
+               KMP_NT_IO_INTO(nt_io_file(fd, off < 0 ? 0 : off, n), -1))
 KMP_NT_IO_WRAP(ssize_t, pwrite64,
                (int fd, const void *buf, size_t n, off64_t off),
-               (fd, buf, n, off), nt_io_buf(buf, n))
+               (fd, buf, n, off), nt_io_buf(buf, n);
+               KMP_NT_IO_INTO(nt_io_file(fd, off < 0 ? 0 : off, n), -1))
 KMP_NT_IO_WRAP(ssize_t, writev, (int fd, const struct iovec *iov, int cnt),
-               (fd, iov, cnt), nt_io_iov(iov, cnt))
+               (fd, iov, cnt), nt_io_iov(iov, cnt);
+               KMP_NT_IO_INTO(nt_io_file_iov(fd, -1, iov, cnt), -1))
 KMP_NT_IO_WRAP(ssize_t, pwritev,
                (int fd, const struct iovec *iov, int cnt, off_t off),
-               (fd, iov, cnt, off), nt_io_iov(iov, cnt))
+               (fd, iov, cnt, off), nt_io_iov(iov, cnt);
+               KMP_NT_IO_INTO(
+                   nt_io_file_iov(fd, off < 0 ? 0 : off, iov, cnt), -1))
 KMP_NT_IO_WRAP(ssize_t, pwritev64,
                (int fd, const struct iovec *iov, int cnt, off64_t off),
-               (fd, iov, cnt, off), nt_io_iov(iov, cnt))
+               (fd, iov, cnt, off), nt_io_iov(iov, cnt);
+               KMP_NT_IO_INTO(
+                   nt_io_file_iov(fd, off < 0 ? 0 : off, iov, cnt), -1))
 KMP_NT_IO_WRAP(ssize_t, send, (int fd, const void *buf, size_t n, int flags),
                (fd, buf, n, flags), nt_io_buf(buf, n))
 KMP_NT_IO_WRAP(ssize_t, sendto,
@@ -227,10 +310,31 @@ KMP_NT_IO_WRAP(int, sendmmsg,
                for (unsigned i = 0; vec && i < vlen; i++)
                    nt_io_msg(&vec[i].msg_hdr))
 KMP_NT_IO_WRAP(size_t, fwrite, (const void *p, size_t size, size_t n, FILE *fp),
-               (p, size, n, fp), nt_io_items(p, size, n))
+               (p, size, n, fp), nt_io_items(p, size, n); nt_io_stream(fp))
 KMP_NT_IO_WRAP(size_t, fwrite_unlocked,
                (const void *p, size_t size, size_t n, FILE *fp),
-               (p, size, n, fp), nt_io_items(p, size, n))
+               (p, size, n, fp), nt_io_items(p, size, n); nt_io_stream(fp))
+KMP_NT_IO_WRAP(int, fflush, (FILE * fp), (fp), nt_io_stream(fp))
+KMP_NT_IO_WRAP(int, fclose, (FILE * fp), (fp), nt_io_stream(fp))
+
+// Another process's memory, or the caller's own: its local buffers as
+// read()/write() buffers, the remote ones of the calling process as well.
+KMP_NT_IO_WRAP(ssize_t, process_vm_readv,
+               (pid_t pid, const struct iovec *local, unsigned long lcnt,
+                const struct iovec *remote, unsigned long rcnt,
+                unsigned long flags),
+               (pid, local, lcnt, remote, rcnt, flags),
+               KMP_NT_IO_INTO(nt_io_into_iov(local, (long)lcnt), -1);
+               if (nt_io_self(pid)) nt_io_iov(remote, (long)rcnt))
+KMP_NT_IO_WRAP(ssize_t, process_vm_writev,
+               (pid_t pid, const struct iovec *local, unsigned long lcnt,
+                const struct iovec *remote, unsigned long rcnt,
+                unsigned long flags),
+               (pid, local, lcnt, remote, rcnt, flags),
+               nt_io_iov(local, (long)lcnt);
+               KMP_NT_IO_INTO(nt_io_self(pid) &&
+                                  nt_io_into_iov(remote, (long)rcnt),
+                              -1))
 
 // What a program built with _FORTIFY_SOURCE calls instead.
 KMP_NT_IO_WRAP(ssize_t, __read_chk,

@@ -51,6 +51,9 @@
 #define KMP_RO_SHARED 4 // a shared mapping: never replicated
 #define KMP_RO_DEMOTED 8 // written in a region with KMP_READONLY_WRITES=warn:
                          // writable from then on, never protected again
+#define KMP_RO_STALE 16 // the kernel changed it without a fault (a write to
+                        // its file or to /proc/<pid>/mem): dropped at its
+                        // next region start, and copied afresh
 
 // A replica: a private mapping of dirty bytes (one per chunk: 1 = copy it
 // again) followed by the copy of the item's pages, read-only.

@@ -23,8 +23,12 @@
  * The kernel's own writes (read(2) into an item) do not fault: the I/O
  * wrappers ask __kmp_ro_io_write first, which opens the chunks there
  * between regions and refuses the call in a region that lists the item.
- * It runs in the calling thread, also inside signal handlers, and is
- * async-signal-safe like the rest of this file.
+ * Writes the kernel makes whatever the protection (through /proc/<pid>/mem:
+ * __kmp_ro_forced_write) or through the file behind a private mapping
+ * (__kmp_ro_file_write) mark the items they change stale instead: the next
+ * region start drops them and copies them afresh.  These run in the
+ * calling thread, also inside signal handlers, and are async-signal-safe
+ * like the rest of this file.
  */
 
 //===----------------------------------------------------------------------===//
@@ -389,6 +393,37 @@ int __kmp_ro_io_write(uintptr_t a, uintptr_t e) {
   }
   __atomic_fetch_sub(&__kmp_ro_handlers_active, 1, __ATOMIC_SEQ_CST);
   return rc;
+}
+
+// Mark the cached items that `pick` selects stale: their next region start
+// drops them and copies them afresh.
+template <typename Pick> static void ro_mark_stale(Pick pick) {
+  __atomic_fetch_add(&__kmp_ro_handlers_active, 1, __ATOMIC_SEQ_CST);
+  int hwm = __atomic_load_n(&__kmp_ro_hwm, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < hwm; i++) {
+    kmp_ro_item *it = __atomic_load_n(&__kmp_ro_table[i], __ATOMIC_ACQUIRE);
+    if (it && pick(it))
+      __atomic_fetch_or(&it->kind, KMP_RO_STALE, __ATOMIC_ACQ_REL);
+  }
+  __atomic_fetch_sub(&__kmp_ro_handlers_active, 1, __ATOMIC_SEQ_CST);
+}
+
+int __kmp_ro_forced_write(uintptr_t a, uintptr_t e) {
+  if (e <= a)
+    return 0;
+  ro_mark_stale([=](const kmp_ro_item *it) {
+    int kind = __atomic_load_n(&it->kind, __ATOMIC_ACQUIRE);
+    return it->base < e && it->end > a &&
+           ((kind & KMP_RO_IMMUTABLE) || it->pbase == it->pend);
+  });
+  return __kmp_ro_io_write(a, e);
+}
+
+void __kmp_ro_file_write(kmp_uint64 ino) {
+  ro_mark_stale([=](const kmp_ro_item *it) {
+    return (ino ? it->inode == ino : it->inode != 0) &&
+           !(__atomic_load_n(&it->kind, __ATOMIC_ACQUIRE) & KMP_RO_SHARED);
+  });
 }
 
 #endif // KMP_NEXTTOUCH_SUPPORTED

@@ -402,9 +402,12 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
     if (__kmp_ro_table[i] && __kmp_ro_table[i]->base == base &&
         __kmp_ro_table[i]->end == end)
       it = __kmp_ro_table[i];
-  if (it && !it->users && !ro_still_ours(it, v, nv)) {
-    // Unmapped, re-mapped or re-protected since: dropped; the maps have
-    // changed then (the caller reads them again).
+  if (it && !it->users &&
+      ((__atomic_load_n(&it->kind, __ATOMIC_ACQUIRE) & KMP_RO_STALE) ||
+       !ro_still_ours(it, v, nv))) {
+    // Changed by the kernel without a fault, unmapped, re-mapped or
+    // re-protected since: dropped; the maps may have changed then (the
+    // caller reads them again).
     ro_drop(it, v, nv);
     *err = EAGAIN;
     return NULL;
