@@ -20,7 +20,8 @@
 //   fork:     a child checks every buffer against the shadow, writes one,
 //             and exits; the parent's data does not change.
 // Every read is checked against the shadow; a difference is stale data.
-// NT_STRESS_SCALE multiplies the steps (make check-stress).
+// NT_STRESS_SCALE (or the second argument) multiplies the steps (make
+// check-stress).
 // RUN: %libomp-compile && env KMP_READONLY_FORCE=1 KMP_NEXTTOUCH_FORCE=1 \
 // RUN:   OMP_NUM_THREADS=3 %libomp-run 1 | FileCheck %s
 // RUN: env KMP_READONLY_FORCE=1 KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 \
@@ -269,7 +270,7 @@ int main(int argc, char **argv) {
   pg = nt_pagesize();
   seed = argc > 1 ? (unsigned)atoi(argv[1]) : 1;
   int steps = 2000;
-  const char *scale = getenv("NT_STRESS_SCALE");
+  const char *scale = argc > 2 ? argv[2] : getenv("NT_STRESS_SCALE");
   if (scale && atoi(scale) > 1)
     steps *= atoi(scale);
   for (int i = 0; i < NBUF; i++)
