@@ -82,6 +82,34 @@ static int nt_maps_prot(const void *p) {
   return prot;
 }
 
+// readonly: the sum of [p, p+len) read in a region through each thread's pointer (-1 if
+// the threads disagree); *rep: every thread read a replica.
+static long nt_ro_region_sum(const char *p, size_t len, int *rep) {
+  kmp_readonly_t h;
+  NT_CHECK(kmp_readonly_begin(1, (const void **)&p, &len, NULL, &h) == 0,
+           "begin %p", (void *)p);
+  long sums[64], nrep = 0;
+  int nth = 1;
+#pragma omp parallel reduction(+ : nrep)
+  {
+    const char *q = (const char *)kmp_readonly_ptr(h, 0);
+    long s = 0;
+    for (size_t i = 0; i < len; i++)
+      s += q[i];
+    sums[omp_get_thread_num()] = s;
+    nrep += q != p;
+#pragma omp single
+    nth = omp_get_num_threads();
+  }
+  kmp_readonly_end(h);
+  for (int t = 1; t < nth; t++)
+    if (sums[t] != sums[0])
+      return -1;
+  if (rep)
+    *rep = nrep == nth;
+  return sums[0];
+}
+
 // The compiler's entry points, for tests that call them as generated code
 // does (libomp's kmp.h is not installed).
 typedef struct ident {

@@ -24,40 +24,12 @@
 enum { P = 16 };
 static long pg;
 
-// Sum of [p, p+len) read in a region through each thread's pointer (-1 if
-// the threads disagree); *rep: every thread read a replica.
-static long region_sum(const char *p, size_t len, int *rep) {
-  kmp_readonly_t h;
-  NT_CHECK(kmp_readonly_begin(1, (const void **)&p, &len, NULL, &h) == 0,
-           "begin %p", (void *)p);
-  long sums[64], nrep = 0;
-  int nth = 1;
-#pragma omp parallel reduction(+ : nrep)
-  {
-    const char *q = kmp_readonly_ptr(h, 0);
-    long s = 0;
-    for (size_t i = 0; i < len; i++)
-      s += q[i];
-    sums[omp_get_thread_num()] = s;
-    nrep += q != p;
-#pragma omp single
-    nth = omp_get_num_threads();
-  }
-  kmp_readonly_end(h);
-  for (int t = 1; t < nth; t++)
-    if (sums[t] != sums[0])
-      return -1;
-  if (rep)
-    *rep = nrep == nth;
-  return sums[0];
-}
-
 // [p, p+len) as a cached item with replicas whose bytes sum to `sum`.
 static void cache(const char *p, size_t len, long sum) {
   int rep = 0;
-  NT_CHECK(region_sum(p, len, &rep) == sum && rep, "cached item %p",
+  NT_CHECK(nt_ro_region_sum(p, len, &rep) == sum && rep, "cached item %p",
            (void *)p);
-  NT_CHECK(region_sum(p, len, NULL) == sum, "reused %p", (void *)p);
+  NT_CHECK(nt_ro_region_sum(p, len, NULL) == sum, "reused %p", (void *)p);
 }
 
 // A temporary file of P pages of `v`, open read-write.
@@ -88,16 +60,16 @@ int main(void) {
   cache(ro, P * pg, 1L * P * pg);
   fill(buf, 2);
   NT_CHECK(pwrite(fd, buf, P * pg, 0) == P * pg, "pwrite the file");
-  NT_CHECK(region_sum(ro, P * pg, NULL) == 2L * P * pg,
+  NT_CHECK(nt_ro_region_sum(ro, P * pg, NULL) == 2L * P * pg,
            "after pwrite to the read-only mapping's file: %ld",
-           region_sum(ro, P * pg, NULL));
+           nt_ro_region_sum(ro, P * pg, NULL));
   // /proc/self/mem writes into it whatever the protection (copy on write).
   fill(buf, 3);
   NT_CHECK(pwrite(mem, buf, pg, (off_t)(uintptr_t)ro) == pg,
            "pwrite /proc/self/mem into the read-only mapping");
-  NT_CHECK(region_sum(ro, P * pg, NULL) == 2L * (P - 1) * pg + 3L * pg,
+  NT_CHECK(nt_ro_region_sum(ro, P * pg, NULL) == 2L * (P - 1) * pg + 3L * pg,
            "after /proc/self/mem into the read-only mapping: %ld",
-           region_sum(ro, P * pg, NULL));
+           nt_ro_region_sum(ro, P * pg, NULL));
 
   // A writable private file mapping the program never wrote.
   int fd2 = data_file(4);
@@ -107,16 +79,16 @@ int main(void) {
   fill(buf, 5);
   NT_CHECK(lseek(fd2, 0, SEEK_SET) == 0, "lseek");
   NT_CHECK(write(fd2, buf, P * pg) == P * pg, "write the file");
-  NT_CHECK(region_sum(rw, P * pg, NULL) == 5L * P * pg,
+  NT_CHECK(nt_ro_region_sum(rw, P * pg, NULL) == 5L * P * pg,
            "after write to the writable mapping's file: %ld",
-           region_sum(rw, P * pg, NULL));
+           nt_ro_region_sum(rw, P * pg, NULL));
   FILE *fp = fdopen(fd2, "r+");
   NT_CHECK(fp && fseek(fp, 0, SEEK_SET) == 0, "fdopen");
   fill(buf, 6);
   NT_CHECK(fwrite(buf, 1, P * pg, fp) == (size_t)(P * pg) && fflush(fp) == 0,
            "fwrite + fflush");
-  NT_CHECK(region_sum(rw, P * pg, NULL) == 6L * P * pg,
-           "after fwrite + fflush: %ld", region_sum(rw, P * pg, NULL));
+  NT_CHECK(nt_ro_region_sum(rw, P * pg, NULL) == 6L * P * pg,
+           "after fwrite + fflush: %ld", nt_ro_region_sum(rw, P * pg, NULL));
 
   // An anonymous item, write-protected between regions.
   char *a = nt_map(P * pg);
@@ -125,17 +97,17 @@ int main(void) {
   fill(buf, 8);
   NT_CHECK(pwrite(mem, buf, 2 * pg, (off_t)(uintptr_t)(a + pg)) == 2 * pg,
            "pwrite /proc/self/mem into the anonymous item");
-  NT_CHECK(region_sum(a, P * pg, NULL) == 7L * (P - 2) * pg + 16L * pg,
+  NT_CHECK(nt_ro_region_sum(a, P * pg, NULL) == 7L * (P - 2) * pg + 16L * pg,
            "after /proc/self/mem into the anonymous item: %ld",
-           region_sum(a, P * pg, NULL));
+           nt_ro_region_sum(a, P * pg, NULL));
   fill(buf, 9);
   struct iovec local = {buf, 3 * pg}, remote = {a + 4 * pg, 3 * pg};
   ssize_t n = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
   NT_CHECK(n == 3 * pg, "process_vm_writev into the item: %zd (errno %d)", n,
            errno);
-  NT_CHECK(region_sum(a, P * pg, NULL) ==
+  NT_CHECK(nt_ro_region_sum(a, P * pg, NULL) ==
                7L * (P - 5) * pg + 16L * pg + 27L * pg,
-           "after process_vm_writev: %ld", region_sum(a, P * pg, NULL));
+           "after process_vm_writev: %ld", nt_ro_region_sum(a, P * pg, NULL));
 
   // In a region that lists the item: EFAULT, and no byte written.
   kmp_readonly_t h;

@@ -17,42 +17,14 @@
 enum { P = 16 };
 static long pg;
 
-// Sum of [p, p+len) read in a region through each thread's pointer (-1 if
-// the threads disagree); *rep: every thread read a replica.
-static long region_sum(const char *p, size_t len, int *rep) {
-  kmp_readonly_t h;
-  NT_CHECK(kmp_readonly_begin(1, (const void **)&p, &len, NULL, &h) == 0,
-           "begin %p", (void *)p);
-  long sums[64], nrep = 0;
-  int nth = 1;
-#pragma omp parallel reduction(+ : nrep)
-  {
-    const char *q = kmp_readonly_ptr(h, 0);
-    long s = 0;
-    for (size_t i = 0; i < len; i++)
-      s += q[i];
-    sums[omp_get_thread_num()] = s;
-    nrep += q != p;
-#pragma omp single
-    nth = omp_get_num_threads();
-  }
-  kmp_readonly_end(h);
-  for (int t = 1; t < nth; t++)
-    if (sums[t] != sums[0])
-      return -1;
-  if (rep)
-    *rep = nrep == nth;
-  return sums[0];
-}
-
 // A fresh cached item of P pages of `v`.
 static char *cached(char v) {
   char *a = nt_map(P * pg);
   memset(a, v, P * pg);
   int rep = 0;
-  NT_CHECK(region_sum(a, P * pg, &rep) == (long)v * P * pg && rep,
+  NT_CHECK(nt_ro_region_sum(a, P * pg, &rep) == (long)v * P * pg && rep,
            "cached item");
-  NT_CHECK(region_sum(a, P * pg, NULL) == (long)v * P * pg, "reused");
+  NT_CHECK(nt_ro_region_sum(a, P * pg, NULL) == (long)v * P * pg, "reused");
   return a;
 }
 
@@ -61,8 +33,8 @@ int main(void) {
 
   char *a = cached(1);
   NT_CHECK(madvise(a, P * pg, MADV_DONTNEED) == 0, "madvise");
-  NT_CHECK(region_sum(a, P * pg, NULL) == 0, "after MADV_DONTNEED: %ld",
-           region_sum(a, P * pg, NULL));
+  NT_CHECK(nt_ro_region_sum(a, P * pg, NULL) == 0, "after MADV_DONTNEED: %ld",
+           nt_ro_region_sum(a, P * pg, NULL));
 
   char *b = cached(2);
   NT_CHECK(munmap(b, P * pg) == 0, "munmap");
@@ -70,15 +42,15 @@ int main(void) {
                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
   NT_CHECK(b2 == b, "mmap at the same address");
   memset(b2, 3, P * pg);
-  NT_CHECK(region_sum(b, P * pg, NULL) == 3L * P * pg,
-           "after munmap + mmap: %ld", region_sum(b, P * pg, NULL));
+  NT_CHECK(nt_ro_region_sum(b, P * pg, NULL) == 3L * P * pg,
+           "after munmap + mmap: %ld", nt_ro_region_sum(b, P * pg, NULL));
 
   char *c = cached(4);
   NT_CHECK(mprotect(c, P * pg, PROT_READ | PROT_WRITE) == 0, "mprotect RW");
   memset(c, 5, P * pg);
   NT_CHECK(mprotect(c, P * pg, PROT_READ) == 0, "mprotect R");
-  NT_CHECK(region_sum(c, P * pg, NULL) == 5L * P * pg,
-           "after mprotect + write: %ld", region_sum(c, P * pg, NULL));
+  NT_CHECK(nt_ro_region_sum(c, P * pg, NULL) == 5L * P * pg,
+           "after mprotect + write: %ld", nt_ro_region_sum(c, P * pg, NULL));
   NT_CHECK(nt_maps_prot(c) == PROT_READ, "the program's PROT_READ");
 
   char *d = cached(6);
@@ -92,7 +64,7 @@ int main(void) {
   memset(moved, 7, P * pg);
   NT_CHECK(mremap(moved, P * pg, P * pg, MREMAP_MAYMOVE | MREMAP_FIXED, d) == d,
            "mremap back");
-  NT_CHECK(region_sum(d, P * pg, NULL) == 7L * P * pg,
-           "after mremap and back: %ld", region_sum(d, P * pg, NULL));
+  NT_CHECK(nt_ro_region_sum(d, P * pg, NULL) == 7L * P * pg,
+           "after mremap and back: %ld", nt_ro_region_sum(d, P * pg, NULL));
   return nt_done("readonly_mm");
 }
