@@ -22,34 +22,6 @@
 #define U(x) ((unsigned long long)(x))
 static long pg;
 
-// Sum of [p, p+len) read in a region through each thread's pointer (-1 if
-// the threads disagree); *rep: every thread read a replica.
-static long region_sum(const char *p, size_t len, int *rep) {
-  kmp_readonly_t h;
-  NT_CHECK(kmp_readonly_begin(1, (const void **)&p, &len, NULL, &h) == 0,
-           "begin %p", (void *)p);
-  long sums[64], nrep = 0;
-  int nth = 1;
-#pragma omp parallel reduction(+ : nrep)
-  {
-    const char *q = kmp_readonly_ptr(h, 0);
-    long s = 0;
-    for (size_t i = 0; i < len; i++)
-      s += q[i];
-    sums[omp_get_thread_num()] = s;
-    nrep += q != p;
-#pragma omp single
-    nth = omp_get_num_threads();
-  }
-  kmp_readonly_end(h);
-  for (int t = 1; t < nth; t++)
-    if (sums[t] != sums[0])
-      return -1;
-  if (rep)
-    *rep = nrep == nth;
-  return sums[0];
-}
-
 // The pages [first, last) of p that /proc/self/maps does not show as `prot`.
 static int pages_not(const char *p, int first, int last, int prot) {
   int bad = 0;
@@ -63,7 +35,7 @@ static void evicted_by_same_list(int write_in_region) {
   char *x = nt_map(16 * pg), *b = nt_map(16 * pg);
   memset(x, 1, 16 * pg);
   memset(b, 2, 16 * pg);
-  NT_CHECK(region_sum(x, 16 * pg, NULL) == 16 * pg, "x alone");
+  NT_CHECK(nt_ro_region_sum(x, 16 * pg, NULL) == 16 * pg, "x alone");
   kmp_nexttouch_counters_t c0 = nt_counters();
   const void *ptrs[2] = {b, x};
   size_t lens[2] = {16 * pg, 16 * pg};
@@ -88,7 +60,7 @@ static void evicted_by_same_list(int write_in_region) {
     _exit(5); // not trapped
   NT_CHECK(sx == 16 * pg, "x read in the region: %ld", sx);
   x[5 * pg] = 3; // a serial write works (x is cached again: it opens a chunk)
-  NT_CHECK(region_sum(x, 16 * pg, NULL) == 16 * pg + 2, "x's new data");
+  NT_CHECK(nt_ro_region_sum(x, 16 * pg, NULL) == 16 * pg + 2, "x's new data");
   NT_CHECK(kmp_readonly_release(x, 16 * pg) == 0 &&
                kmp_readonly_release(b, 16 * pg) == 0,
            "release");
@@ -104,12 +76,12 @@ static void evicted(void) { evicted_by_same_list(0); }
 static void partly_reprotected(void) {
   char *x = nt_map(16 * pg);
   memset(x, 1, 16 * pg);
-  NT_CHECK(region_sum(x, 16 * pg, NULL) == 16 * pg, "first");
+  NT_CHECK(nt_ro_region_sum(x, 16 * pg, NULL) == 16 * pg, "first");
   NT_CHECK(mprotect(x + 4 * pg, pg, PROT_READ | PROT_WRITE) == 0, "mprotect");
   x[4 * pg] = 7;
   int rep = 0;
   kmp_nexttouch_counters_t c0 = nt_counters();
-  NT_CHECK(region_sum(x, 16 * pg, &rep) == 16 * pg + 6 && rep,
+  NT_CHECK(nt_ro_region_sum(x, 16 * pg, &rep) == 16 * pg + 6 && rep,
            "replicated again, with the new data");
   kmp_nexttouch_counters_t c = nt_counters();
   NT_CHECK(c.readonly_items - c0.readonly_items == 1, "handled");
@@ -124,7 +96,7 @@ static void partly_reprotected(void) {
 static void partly_unmapped(int nexttouch) {
   char *x = nt_map(16 * pg);
   memset(x, 1, 16 * pg);
-  NT_CHECK(region_sum(x, 16 * pg, NULL) == 16 * pg, "first");
+  NT_CHECK(nt_ro_region_sum(x, 16 * pg, NULL) == 16 * pg, "first");
   NT_CHECK(munmap(x + 12 * pg, 4 * pg) == 0, "munmap");
   NT_CHECK(mprotect(x + 11 * pg, pg, PROT_NONE) == 0, "guard");
   int rc = nexttouch ? kmp_nexttouch(x, 11 * pg)

@@ -17,41 +17,13 @@
 #define U(x) ((unsigned long long)(x))
 static long pg;
 
-// Sum of [p, p+len) bytes read in a region through each thread's pointer;
-// -1 if the threads disagree.  *h_out: keep the region open (NULL: end it).
-static long region_sum(const char *p, size_t len, int *replicated) {
-  kmp_readonly_t h;
-  NT_CHECK(kmp_readonly_begin(1, (const void **)&p, &len, NULL, &h) == 0,
-           "begin %p", (void *)p);
-  long sums[64], rep = 0;
-  int nth = 1;
-#pragma omp parallel reduction(+ : rep)
-  {
-    const char *q = kmp_readonly_ptr(h, 0);
-    long s = 0;
-    for (size_t i = 0; i < len; i++)
-      s += q[i];
-    sums[omp_get_thread_num()] = s;
-    rep += q != p;
-#pragma omp single
-    nth = omp_get_num_threads();
-  }
-  kmp_readonly_end(h);
-  for (int t = 1; t < nth; t++)
-    if (sums[t] != sums[0])
-      return -1;
-  if (replicated)
-    *replicated = rep == nth;
-  return sums[0];
-}
-
 static void nexttouch(void) {
   char *a = nt_map(16 * pg);
   memset(a, 1, 16 * pg);
   kmp_nexttouch_counters_t c0 = nt_counters(), c;
   NT_CHECK(kmp_nexttouch(a, 16 * pg) == 0, "request");
   int rep = 0;
-  NT_CHECK(region_sum(a, 16 * pg, &rep) == 16 * pg && rep, "pending");
+  NT_CHECK(nt_ro_region_sum(a, 16 * pg, &rep) == 16 * pg && rep, "pending");
   c = nt_counters();
   NT_CHECK(c.pages_armed == c0.pages_armed, "armed %llu",
            U(c.pages_armed - c0.pages_armed));
@@ -83,17 +55,17 @@ static void remapped(void) {
   char *x = nt_map(16 * pg);
   memset(x, 1, 16 * pg);
   kmp_nexttouch_counters_t c0 = nt_counters(), c;
-  NT_CHECK(region_sum(x, 16 * pg, NULL) == 16 * pg, "first");
+  NT_CHECK(nt_ro_region_sum(x, 16 * pg, NULL) == 16 * pg, "first");
   munmap(x, 16 * pg);
   char *y = mmap(x, 16 * pg, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
   NT_CHECK(y == x, "mapped again at %p", (void *)y);
   memset(y, 2, 16 * pg); // no fault: a new mapping
-  NT_CHECK(region_sum(x, 16 * pg, NULL) == 2 * 16 * pg, "new mapping's data");
+  NT_CHECK(nt_ro_region_sum(x, 16 * pg, NULL) == 2 * 16 * pg, "new mapping's data");
   // The program makes it writable itself and writes.
   mprotect(x, 16 * pg, PROT_READ | PROT_WRITE);
   memset(x, 3, 16 * pg);
-  NT_CHECK(region_sum(x, 16 * pg, NULL) == 3 * 16 * pg, "re-protected");
+  NT_CHECK(nt_ro_region_sum(x, 16 * pg, NULL) == 3 * 16 * pg, "re-protected");
   c = nt_counters();
   NT_CHECK(c.readonly_dropped - c0.readonly_dropped == 2 &&
                c.readonly_serial_writes == c0.readonly_serial_writes,
@@ -106,10 +78,10 @@ static void on_stack(void) {
   memset(local, 1, sizeof local);
   kmp_nexttouch_counters_t c0 = nt_counters(), c;
   int rep = 0;
-  NT_CHECK(region_sum(local, sizeof local, &rep) == (long)sizeof local && rep,
+  NT_CHECK(nt_ro_region_sum(local, sizeof local, &rep) == (long)sizeof local && rep,
            "stack item");
   memset(local, 2, sizeof local); // not protected between regions
-  NT_CHECK(region_sum(local, sizeof local, NULL) == 2 * (long)sizeof local,
+  NT_CHECK(nt_ro_region_sum(local, sizeof local, NULL) == 2 * (long)sizeof local,
            "stack item, new data");
   c = nt_counters();
   NT_CHECK(c.readonly_serial_writes == c0.readonly_serial_writes &&
@@ -122,13 +94,13 @@ static void on_stack(void) {
 static void forked(void) {
   char *a = nt_map(16 * pg);
   memset(a, 1, 16 * pg);
-  NT_CHECK(region_sum(a, 16 * pg, NULL) == 16 * pg, "before fork");
+  NT_CHECK(nt_ro_region_sum(a, 16 * pg, NULL) == 16 * pg, "before fork");
   fflush(stdout);
   pid_t pid = fork();
   if (pid == 0) {
     alarm(60);
     a[5 * pg] = 11; // a serial write in the child
-    long s = region_sum(a, 16 * pg, NULL);
+    long s = nt_ro_region_sum(a, 16 * pg, NULL);
     _exit(s == 16 * pg + 10 && nt_counters().readonly_serial_writes >= 1 ? 0 : 3);
   }
   int st = 0;
