@@ -1,4 +1,5 @@
-# Affinity-on-next-touch for LLVM 19.1.7's OpenMP: build and test.
+# Affinity-on-next-touch for LLVM's OpenMP: build and test (the release is
+# scripts/config.sh's NT_LLVM_VERSION).
 #
 #   make demo            start here: build what is missing, run demo/ in a 4-node guest
 #   make                 deps + patched source + clang + libomp -> build/bin/clang
@@ -10,7 +11,7 @@
 #   make bench           the distribution benchmark (host + 2-node guest), CSV + plot
 #   make check-upstream  upstream clang/test/OpenMP and openmp/runtime/test
 #   make patches         regenerate patches/ from build/src/llvm-project's commits
-#   make check-patches   patches/ and the tree agree; the series applies to 19.1.7
+#   make check-patches   patches/ and the tree agree; the series applies to the release
 #   make check-patch-prefixes  every prefix of the series compiles what it touches
 #
 # See README.md.
@@ -19,8 +20,10 @@ SHELL := /bin/bash
 TOP := $(CURDIR)
 B := $(TOP)/build
 SRC := $(B)/src/llvm-project
-LLVM_PREFIX := /usr/lib/llvm-19
-LIT := $(LLVM_PREFIX)/build/utils/lit/lit.py
+LLVM_VERSION := $(shell . scripts/config.sh && echo $$NT_LLVM_VERSION)
+LLVM_MAJOR := $(shell . scripts/config.sh && echo $$NT_LLVM_MAJOR)
+LLVM_PREFIX := /usr/lib/llvm-$(LLVM_MAJOR)
+LIT := $(LLVM_PREFIX)/bin/lit
 JOBS ?= $(shell nproc)
 LIT_JOBS ?= $(JOBS)
 LIT_OPTS ?= -sv
@@ -32,8 +35,8 @@ export CCACHE_BASEDIR := $(TOP)
 export CCACHE_MAXSIZE ?= 5G
 export CCACHE_NOHASHDIR := 1
 
-HOST_CC := clang-19
-HOST_CXX := clang++-19
+HOST_CC := clang-$(LLVM_MAJOR)
+HOST_CXX := clang++-$(LLVM_MAJOR)
 CMAKE_COMMON := -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER=$(HOST_CC) -DCMAKE_CXX_COMPILER=$(HOST_CXX) \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
@@ -43,7 +46,8 @@ CLANG_BUILD := $(B)/clang
 OMP_BUILD := $(B)/openmp
 OVERLAY_BUILD := $(B)/llvm-overlay
 CLANG := $(CLANG_BUILD)/bin/clang
-RESOURCE_INC := $(CLANG_BUILD)/lib/clang/19/include
+RESOURCE_DIR := $(CLANG_BUILD)/lib/clang/$(LLVM_MAJOR)
+RESOURCE_INC := $(RESOURCE_DIR)/include
 
 .PHONY: all deps source llvm-overlay clang libomp toolchain check check-clang \
         check-runtime check-upstream check-upstream-clang check-upstream-libomp \
@@ -61,7 +65,9 @@ source: deps
 llvm-overlay: source
 	@if [ ! -f $(OVERLAY_BUILD)/build.ninja ]; then \
 	  cmake $(CMAKE_COMMON) -S tools/llvm-overlay -B $(OVERLAY_BUILD) \
-	    -DLLVM_SRC=$(SRC)/llvm >$(OVERLAY_BUILD).configure.log 2>&1 || \
+	    -DLLVM_SRC=$(SRC)/llvm -DLLVM_RELEASE=$(LLVM_VERSION) \
+	    -DDEBIAN_LLVM_DIR=$(LLVM_PREFIX)/lib/cmake/llvm \
+	    >$(OVERLAY_BUILD).configure.log 2>&1 || \
 	    { cat $(OVERLAY_BUILD).configure.log; exit 1; }; fi
 	ninja -C $(OVERLAY_BUILD)
 
@@ -70,21 +76,24 @@ clang: llvm-overlay
 	  cmake $(CMAKE_COMMON) -S $(SRC)/clang -B $(CLANG_BUILD) \
 	    -DLLVM_DIR=$(OVERLAY_BUILD)/lib/cmake/llvm \
 	    -DLLVM_USE_LINKER=lld \
-	    -DCLANG_ENABLE_STATIC_ANALYZER=OFF -DCLANG_ENABLE_ARCMT=OFF \
+	    -DCLANG_ENABLE_STATIC_ANALYZER=OFF -DCLANG_ENABLE_OBJC_REWRITER=OFF \
 	    -DCLANG_INCLUDE_TESTS=ON -DLLVM_INCLUDE_TESTS=OFF \
 	    -DLLVM_EXTERNAL_LIT=$(LIT) -DCLANG_DEFAULT_OPENMP_RUNTIME=libomp \
 	    >$(CLANG_BUILD).configure.log 2>&1 || \
 	    { cat $(CLANG_BUILD).configure.log; exit 1; }; fi
 	ninja -C $(CLANG_BUILD) -j$(JOBS) clang
 
-# libomp from the patched openmp/, built with Debian's clang-19; its tests
-# compile with our clang.
+# libomp from the patched openmp/, built with Debian's clang of the same release; its tests
+# compile with our clang. OPENMP_TEST_OPENMP_FLAGS is given because openmp/'s
+# detection of the test compiler caches an empty value when our clang is not
+# built yet (make libomp before make clang).
 libomp: source
 	@if [ ! -f $(OMP_BUILD)/build.ninja ]; then \
 	  cmake $(CMAKE_COMMON) -S $(SRC)/openmp -B $(OMP_BUILD) \
 	    -DLIBOMP_USE_HWLOC=ON -DOPENMP_ENABLE_LIBOMPTARGET=OFF \
 	    -DLIBOMP_OMPD_SUPPORT=OFF -DOPENMP_ENABLE_OMPT_TOOLS=OFF \
 	    -DOPENMP_TEST_C_COMPILER=$(CLANG) -DOPENMP_TEST_CXX_COMPILER=$(CLANG)++ \
+	    -DOPENMP_TEST_OPENMP_FLAGS=-fopenmp \
 	    -DOPENMP_LLVM_LIT_EXECUTABLE=$(LIT) \
 	    -DOPENMP_FILECHECK_EXECUTABLE=$(LLVM_PREFIX)/bin/FileCheck \
 	    -DOPENMP_NOT_EXECUTABLE=$(LLVM_PREFIX)/bin/not \
@@ -109,13 +118,13 @@ toolchain: clang
 	  ln -sfn $(OMP_BUILD)/runtime/src/libomp.so $(CLANG_BUILD)/lib/$$l; done
 	for d in clang clang++; do \
 	  echo "-frtlib-add-rpath" > $(CLANG_BUILD)/bin/$$d.cfg; done
-	# Sanitizer runtimes: we build no compiler-rt, Debian's libclang-rt-19-dev
-	# is built from the same 19.1.7 source, and the driver looks for them in
+	# Sanitizer runtimes: we build no compiler-rt, Debian's libclang-rt-N-dev
+	# is built from the same source, and the driver looks for them in
 	# its resource directory (lib/linux/libclang_rt.asan-x86_64.a, ...): link
 	# Debian's there, so that build/bin/clang -fsanitize=... links.
-	if [ -d $(LLVM_PREFIX)/lib/clang/19/lib ] && \
-	   [ ! -e $(CLANG_BUILD)/lib/clang/19/lib ]; then \
-	  ln -s $(LLVM_PREFIX)/lib/clang/19/lib $(CLANG_BUILD)/lib/clang/19/lib; fi
+	if [ -d $(LLVM_PREFIX)/lib/clang/$(LLVM_MAJOR)/lib ] && \
+	   [ ! -e $(RESOURCE_DIR)/lib ]; then \
+	  ln -s $(LLVM_PREFIX)/lib/clang/$(LLVM_MAJOR)/lib $(RESOURCE_DIR)/lib; fi
 	ln -sfn clang/bin $(B)/bin
 	@echo "toolchain: $(B)/bin/clang ($$($(B)/bin/clang --version | head -1))"
 
@@ -174,7 +183,7 @@ DEMO_BIN := $(B)/demo/nexttouch_demo
 demo:
 	@echo "== make demo 1/4: toolchain: clang + libomp with next-touch ($(B)/bin/clang)."
 	@if [ ! -x $(B)/bin/clang ] || [ ! -f $(OMP_BUILD)/runtime/src/libomp.so ]; then \
-	  echo "   Not built yet: installing packages, fetching LLVM 19.1.7's source and building"; \
+	  echo "   Not built yet: installing packages, fetching LLVM $(LLVM_VERSION)'s source and building"; \
 	  echo "   clang from scratch takes most of an hour on 2 cores (ninja shows [step/total])."; \
 	else echo "   Built already: checking that it is up to date (seconds to minutes)."; fi
 	@$(MAKE) --no-print-directory toolchain
@@ -250,7 +259,7 @@ check-patches:
 	@bash scripts/patches.sh check
 
 # Slow (about 15 min on 2 cores), so not part of 'make check': each prefix of
-# the series, applied to a throw-away worktree of pristine 19.1.7, compiles
+# the series, applied to a throw-away worktree of the pristine release, compiles
 # (-fsyntax-only) the files its last patch touches, with the flags of our
 # builds (their compile_commands.json; build directories configured before
 # CMAKE_EXPORT_COMPILE_COMMANDS was set are reconfigured here).

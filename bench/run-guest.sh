@@ -8,6 +8,7 @@
 #   build/openmp-dev/runtime/src, else build/openmp/runtime/src).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/config.sh"
 mib=${1:-512}
 variants=${2:-aen}
 libdir=${LIBOMP_DIR:-}
@@ -19,7 +20,7 @@ fi
 [ -n "$libdir" ] || { echo "run-guest: no libomp build found" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-clang-19 -O2 -fopenmp -I"$libdir" -L"$libdir" -Wl,-rpath,"$libdir" \
+clang-"$NT_LLVM_MAJOR" -O2 -fopenmp -I"$libdir" -L"$libdir" -Wl,-rpath,"$libdir" \
   "$top/bench/nexttouch_512mb.c" -lnuma -o "$out/nexttouch_bench"
 # The array starts on node 0: give each node room for all of it.
 mem=$(( mib + 512 ))

@@ -2,10 +2,12 @@
 # Install the Debian packages the build and the tests need (idempotent; only
 # calls apt-get when something is missing).
 set -euo pipefail
+. "$(dirname "$0")/config.sh"
+v=$NT_LLVM_MAJOR
 pkgs=(
-  # Debian's LLVM 19 (the same release as our source): compiler, static
+  # Debian's LLVM (the same release as our source): compiler, static
   # component libraries and CMake package, lit/FileCheck/not/count, lld.
-  clang-19 llvm-19-dev llvm-19-tools libclang-19-dev lld-19 libpolly-19-dev
+  clang-$v llvm-$v-dev llvm-$v-tools lld-$v libpolly-$v-dev
   # Build tools.
   cmake ninja-build ccache python3 dpkg-dev git xz-utils
   # What a standalone clang configure asks for (see LLVMConfig.cmake).
@@ -17,8 +19,8 @@ pkgs=(
   # Hybrid MPI + OpenMP in the guest (guest_mpi.c): Debian's Open MPI.
   openmpi-bin libopenmpi-dev
   # make check-sanitizers: ASan/TSan runtimes (linked into our clang's
-  # resource directory) and LLVM's Archer (libarcher.so, in libomp-19-dev).
-  libclang-rt-19-dev libomp-19-dev
+  # resource directory) and LLVM's Archer (libarcher.so, in libomp-N-dev).
+  libclang-rt-$v-dev libomp-$v-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -4,7 +4,7 @@
 Usage: patch-prefixes.py [--jobs N] [--keep] [--from K] [--to K]
 
 For k = 1..N, the first k patches are applied to a throw-away worktree of the
-pristine 19.1.7 commit of build/src/llvm-project (with the repository's new
+pristine release commit of build/src/llvm-project (with the repository's new
 files linked in, as setup-source.sh does: they exist at every prefix), and
 the files patch k touches are compiled with -fsyntax-only, with the flags of
 build/clang, build/llvm-overlay and build/openmp (their compile_commands.json)

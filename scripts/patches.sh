@@ -2,10 +2,10 @@
 # patches.sh regen | check | prefixes [options]
 #
 #   regen  write patches/ (numbered patches + series) from the commits of
-#          build/src/llvm-project on top of its pristine 19.1.7 commit.
+#          build/src/llvm-project on top of its pristine release commit.
 #   check  verify that patches/ and the tree agree (same commits, same diffs),
 #          that the tree has no uncommitted changes to upstream files, and
-#          that the series applies to a pristine 19.1.7 checkout.
+#          that the series applies to a pristine checkout of the release.
 #   prefixes every prefix of the series compiles the files its last patch
 #          touches (scripts/patch-prefixes.py; options: --jobs N, --from K,
 #          --to K, --keep).
@@ -37,7 +37,7 @@ regen)
   format "$tmp"
   rm -f "$top"/patches/*.patch
   cp "$tmp"/*.patch "$top/patches/" 2>/dev/null || true
-  { echo "# Applied in order to pristine llvm-project 19.1.7 by scripts/setup-source.sh."
+  { echo "# Applied in order to pristine llvm-project $NT_LLVM_VERSION by scripts/setup-source.sh."
     echo "# Regenerate with 'make patches' from build/src/llvm-project's commits."
     cat "$tmp/series"; } > "$top/patches/series"
   rm -rf "$tmp"
@@ -66,12 +66,12 @@ check)
     done
   fi
   rm -rf "$tmp"
-  # The series applies to pristine 19.1.7 (a throw-away worktree of the base).
+  # The series applies to the pristine release (a throw-away worktree of the base).
   wt=$(mktemp -d)
   git -C "$tree" worktree add -q --detach "$wt/t" "$base"
   for p in $want; do
     if ! git -C "$wt/t" apply --index "$top/patches/$p"; then
-      echo "patches: ERROR: patches/$p does not apply to pristine 19.1.7 + its predecessors" >&2
+      echo "patches: ERROR: patches/$p does not apply to pristine $NT_LLVM_VERSION + its predecessors" >&2
       rc=1
       break
     fi

@@ -2,9 +2,11 @@
 # run-lit.sh [lit options and test paths]: run Debian's lit and end with one
 # plain summary line, "lit: N passed, N failed, N skipped", that CI reads.
 set -uo pipefail
-lit=/usr/lib/llvm-19/build/utils/lit/lit.py
+. "$(dirname "$0")/config.sh"
+export NT_LLVM_MAJOR
+lit=/usr/lib/llvm-$NT_LLVM_MAJOR/bin/lit
 log=$(mktemp)
-python3 "$lit" "$@" 2>&1 | tee "$log"
+"$lit" "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 count() { sed -n "s/^ *$1 *: *\([0-9]*\).*/\1/p" "$log" | awk '{s+=$1} END {print s+0}'; }
 passed=$(( $(count Passed) + $(count 'Expectedly Failed') ))

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Prepare the patched llvm-project tree in build/src/llvm-project.
 #
-# 1. Fetch Debian's source package llvm-toolchain-19 (the version of Debian's
-#    clang-19/llvm-19 binaries) into a cache, check the orig tarball's SHA-256.
+# 1. Fetch the orig tarball of Debian's llvm-toolchain-$NT_LLVM_MAJOR (the
+#    release of Debian's clang/llvm binaries we build against) into a cache
+#    and check its SHA-256.
 # 2. Unpack only the directories we build from.
-# 3. Make the tree a git repository: first commit = pristine 19.1.7, then
+# 3. Make the tree a git repository: first commit = the pristine release, then
 #    `git am` every patch of patches/series, stopping loudly on the first
 #    patch that does not apply.
 # 4. Symlink the project's new files (clang/, openmp/, llvm/ of this
@@ -27,24 +28,18 @@ fetch() {
   if [ -f "$orig" ] && echo "$NT_ORIG_SHA256  $orig" | sha256sum -c --status; then
     return
   fi
-  if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ &&
-     ! grep -qs '^deb-src' /etc/apt/sources.list; then
-    echo "setup-source: adding a deb-src entry for Debian's main archive" >&2
-    cat > /etc/apt/sources.list.d/nexttouch-src.sources <<SRC
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-    apt-get update -q
-  fi
-  (cd "$NT_CACHE" && apt-get source --download-only "llvm-toolchain-19=$NT_DEB_VERSION")
-  if ! echo "$NT_ORIG_SHA256  $orig" | sha256sum -c --status; then
-    echo "setup-source: ERROR: $orig does not have the expected SHA-256" >&2
+  # apt-get source cannot fetch it (bookworm-security has the binaries, not
+  # the source package), so the orig tarball comes from the main archive's
+  # pool by URL, checked against the known SHA-256.
+  echo "setup-source: fetching $NT_ORIG_URL" >&2
+  curl -fsSL --retry 3 -o "$orig.tmp" "$NT_ORIG_URL"
+  if ! echo "$NT_ORIG_SHA256  $orig.tmp" | sha256sum -c --status; then
+    echo "setup-source: ERROR: $NT_ORIG_URL does not have the expected SHA-256" >&2
     echo "  expected $NT_ORIG_SHA256" >&2
+    rm -f "$orig.tmp"
     exit 1
   fi
+  mv "$orig.tmp" "$orig"
 }
 
 series_patches() {
@@ -72,7 +67,7 @@ apply_series() {
     if ! git -C "$tree" -c user.name=nexttouch -c user.email=nexttouch@localhost \
          -c core.whitespace=-blank-at-eol am --keep-non-patch --committer-date-is-author-date -q "$p"; then
       git -C "$tree" am --abort >/dev/null 2>&1 || true
-      echo "setup-source: ERROR: patch does not apply to 19.1.7: $p" >&2
+      echo "setup-source: ERROR: patch does not apply to $NT_LLVM_VERSION: $p" >&2
       exit 1
     fi
   done
@@ -130,16 +125,16 @@ if [ -d "$tree/.git" ]; then
   git -C "$tree" checkout -q -B upstream "$base"
   git -C "$tree" reset -q --hard "$base"
 else
-  echo "setup-source: unpacking llvm-project 19.1.7 into $tree" >&2
+  echo "setup-source: unpacking llvm-project $NT_LLVM_VERSION into $tree" >&2
   rm -rf "$tree.tmp"
   mkdir -p "$tree.tmp"
   tar -xJf "$NT_CACHE/$NT_ORIG" -C "$tree.tmp" --strip-components=1 \
-    $(for d in $NT_UNPACK; do echo "llvm-toolchain-19_19.1.7/$d"; done)
+    $(for d in $NT_UNPACK; do echo "${NT_ORIG%.orig.tar.xz}/$d"; done)
   git -C "$tree.tmp" init -q -b upstream
   git -C "$tree.tmp" -c core.autocrlf=false add -A
   git -C "$tree.tmp" -c user.name=nexttouch -c user.email=nexttouch@localhost \
-    commit -q -m "llvm-project 19.1.7, pristine (Debian llvm-toolchain-19 orig tarball)" \
-    --date="2025-01-14T00:00:00Z"
+    commit -q -m "llvm-project $NT_LLVM_VERSION, pristine (Debian llvm-toolchain-$NT_LLVM_MAJOR orig tarball)" \
+    --date="2026-01-01T00:00:00Z"
   mv "$tree.tmp" "$tree"
 fi
 apply_series

@@ -138,7 +138,7 @@ void OMPReadonlyRegion::emitBegin(CodeGenFunction &CGF) {
                                        "omp.readonly.items");
   Address Data = CGF.GetAddrOfLocalVar(Clause->getRegionDataDecl());
   PrintingPolicy Policy(CGM.getContext().getPrintingPolicy());
-  for (auto [I, Item] : llvm::enumerate(Clause->varlists())) {
+  for (auto [I, Item] : llvm::enumerate(Clause->varlist())) {
     OpenMPMemoryRange R = emitOpenMPMemoryRange(CGF, Item);
     // The item as written, for the runtime's messages.
     std::string Name;
@@ -212,7 +212,7 @@ void OMPReadonlyRegion::emitRedirects(CodeGenFunction &CGF) const {
   // that shares such a variable may run after the outlined function returned
   // (at the join barrier), and reads the copy through its address.
   unsigned NumPointers = 0;
-  for (const Expr *Item : Clause->varlists())
+  for (const Expr *Item : Clause->varlist())
     if (OpenMPReadonlyBase Base = getOpenMPReadonlyBase(Item); Base.isValid())
       NumPointers += !Base.isArray();
   Address Copies = Address::invalid();
@@ -228,7 +228,7 @@ void OMPReadonlyRegion::emitRedirects(CodeGenFunction &CGF) const {
                      CGF.getPointerAlign());
   }
   unsigned Pointer = 0;
-  for (auto [I, Item] : llvm::enumerate(Clause->varlists())) {
+  for (auto [I, Item] : llvm::enumerate(Clause->varlist())) {
     OpenMPReadonlyBase Base = getOpenMPReadonlyBase(Item);
     if (!Base.isValid())
       continue;
@@ -240,7 +240,7 @@ void OMPReadonlyRegion::emitRedirects(CodeGenFunction &CGF) const {
     if (Base.This) {
       if (!CGF.CapturedStmtInfo->isCXXThisExprCaptured())
         continue;
-      QualType RecTy = Ctx.getRecordType(Base.Field->getParent());
+      QualType RecTy = Ctx.getCanonicalTagType(Base.Field->getParent());
       LV = CGF.EmitLValueForField(
           CGF.MakeNaturalAlignAddrLValue(CGF.LoadCXXThis(), RecTy),
           Base.Field);

@@ -53,14 +53,13 @@ OMPClause *Parser::ParseOpenMPMemoryRangeListClause(OpenMPDirectiveKind DKind,
   while (Tok.isNot(tok::r_paren) && Tok.isNot(tok::annot_pragma_openmp_end)) {
     ParseScope OMPListScope(this, Scope::OpenMPDirectiveScope);
     ColonProtectionRAIIObject ColonRAII(*this, /*Value=*/true);
-    ExprResult Item =
-        Actions.CorrectDelayedTyposInExpr(ParseAssignmentExpression());
+    ExprResult Item = ParseAssignmentExpression();
     ExprResult Length;
     SourceLocation ColonLoc;
     if (Tok.is(tok::colon)) {
       ColonLoc = ConsumeToken();
       ColonRAII.restore();
-      Length = Actions.CorrectDelayedTyposInExpr(ParseAssignmentExpression());
+      Length = ParseAssignmentExpression();
     }
     if (Item.isUsable() && (ColonLoc.isInvalid() || Length.isUsable())) {
       // An invalid item has been diagnosed; the others are still checked.

@@ -119,7 +119,7 @@ bool SemaOpenMP::checkOpenMPReadonlyClause(ArrayRef<OMPClause *> Clauses) {
   llvm::SmallDenseMap<const VarDecl *, const Expr *, 8> Bases;
   for (const OMPClause *C : Clauses)
     if (const auto *RO = dyn_cast_or_null<OMPReadonlyClause>(C))
-      for (const Expr *Item : RO->varlists())
+      for (const Expr *Item : RO->varlist())
         if (OpenMPReadonlyBase B = getOpenMPReadonlyBase(Item);
             B.Var && !B.Field)
           Bases.try_emplace(B.Var, Item);

@@ -36,11 +36,11 @@ void ptr_int(int *p, int n) {
 // CHECK-NEXT: [[N:%.+]] = load i32, ptr %n.addr, align 4
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[N]] to i64
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
@@ -51,9 +51,9 @@ void ptr_int(int *p, int n) {
 // O2: [[GTID:%.+]] = tail call i32 @__kmpc_global_thread_num(
 // O2: [[CNT:%.+]] = sext i32 %n to i64
 // O2: store ptr %p, ptr %omp.ranges, align 8
-// O2: [[F:%.+]] = getelementptr inbounds i8, ptr %omp.ranges, i64 8
+// O2: [[F:%.+]] = getelementptr inbounds nuw i8, ptr %omp.ranges, i64 8
 // O2-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// O2-NEXT: [[F:%.+]] = getelementptr inbounds i8, ptr %omp.ranges, i64 16
+// O2-NEXT: [[F:%.+]] = getelementptr inbounds nuw i8, ptr %omp.ranges, i64 16
 // O2-NEXT: store i64 4, ptr [[F]], align 8
 // O2-NEXT: call i32 @__kmpc_nexttouch(ptr nonnull @{{[0-9]+}}, i32 [[GTID]], i32 1, ptr nonnull %omp.ranges)
 
@@ -66,11 +66,11 @@ void ptr_size(double *p, size_t n) {
 // CHECK: [[P:%.+]] = load ptr, ptr %p.addr, align 8
 // CHECK-NEXT: [[N:%.+]] = load i64, ptr %n.addr, align 8
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[N]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
@@ -93,25 +93,25 @@ void ptr_small(char *c, short s, int *p, unsigned u, long long *q, _Bool b) {
 // CHECK-NEXT: [[B:%.+]] = trunc i8 [[B8]] to i1
 // CHECK-NEXT: [[CNT2:%.+]] = zext i1 [[B]] to i64
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[C]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT0]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
 // CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT1]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[Q]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT2]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 3, ptr [[ARG]])
@@ -131,25 +131,25 @@ void ptr_wide(int *p, __int128 n) {
 // CHECK-NEXT: [[P1:%.+]] = load ptr, ptr %p.addr, align 8
 // CHECK-NEXT: [[P2:%.+]] = load ptr, ptr %p.addr, align 8
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P1]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 -1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P2]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 5, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 3, ptr [[ARG]])
@@ -163,11 +163,11 @@ void ptr_void(void *vp, long n) {
 // CHECK: [[P:%.+]] = load ptr, ptr %vp.addr, align 8
 // CHECK-NEXT: [[N:%.+]] = load i64, ptr %n.addr, align 8
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[N]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
@@ -182,11 +182,11 @@ void section_const(void) {
 // CHECK: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
 // CHECK-NEXT: [[BASE:%.+]] = getelementptr i8, ptr %arr, i64 8
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 5, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
@@ -204,11 +204,11 @@ void section_var(int *p, long lb, int len) {
 // CHECK-NEXT: [[LEN:%.+]] = load i32, ptr %len.addr, align 4
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[LEN]] to i64
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
@@ -231,25 +231,25 @@ void section_open(int lb) {
 // CHECK-NEXT: [[LEN:%.+]] = load i32, ptr %lb.addr, align 4
 // CHECK-NEXT: [[CNT2:%.+]] = sext i32 [[LEN]] to i64
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE0]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 7, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
 // CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE1]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT1]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
 // CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr %arr, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT2]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 3, ptr [[ARG]])
@@ -269,11 +269,11 @@ void section_vla(int n, int lb) {
 // CHECK-NEXT: [[BASE:%.+]] = getelementptr i8, ptr %vla, i64 [[OFF]]
 // CHECK-NEXT: [[CNT:%.+]] = sub i64 [[NUM]], [[LB64]]
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
@@ -295,11 +295,11 @@ void section_vla2(int n, int k, int lb) {
 // CHECK-NEXT: [[BASE:%.+]] = getelementptr i8, ptr %vla, i64 [[OFF]]
 // CHECK-NEXT: [[CNT:%.+]] = sub i64 [[N]], [[LB64]]
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 [[ROW]], ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
@@ -319,25 +319,25 @@ void whole(int n) {
 // CHECK: %vla = alloca i32, i64 [[NUM]], align 16
 // CHECK: [[SIZE:%.+]] = mul nuw i64 [[NUM]], 4
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr %arr, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 40, ptr [[F]], align 8
 // CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr %m, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 256, ptr [[F]], align 8
 // CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr %vla, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 [[SIZE]], ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 3, ptr [[ARG]])
@@ -355,18 +355,18 @@ void rows(int i) {
 // CHECK-NEXT: [[ROW:%.+]] = getelementptr inbounds [4 x [8 x double]], ptr %m, i64 0, i64 [[I64]]
 // CHECK-NEXT: [[BASE1:%.+]] = getelementptr i8, ptr [[ROW]], i64 16
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE0]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 2, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 64, ptr [[F]], align 8
 // CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE1]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 3, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 2, ptr [[ARG]])
@@ -379,36 +379,36 @@ void members(struct S *s) {
 // CHECK-LABEL: define {{.*}}void @members(
 // CHECK: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
 // CHECK: [[S0:%.+]] = load ptr, ptr %s.addr, align 8
-// CHECK-NEXT: [[A:%.+]] = getelementptr inbounds %struct.S, ptr [[S0]], i32 0, i32 0
+// CHECK-NEXT: [[A:%.+]] = getelementptr inbounds nuw %struct.S, ptr [[S0]], i32 0, i32 0
 // CHECK-NEXT: [[S1:%.+]] = load ptr, ptr %s.addr, align 8
-// CHECK-NEXT: [[PADDR:%.+]] = getelementptr inbounds %struct.S, ptr [[S1]], i32 0, i32 1
+// CHECK-NEXT: [[PADDR:%.+]] = getelementptr inbounds nuw %struct.S, ptr [[S1]], i32 0, i32 1
 // CHECK-NEXT: [[P:%.+]] = load ptr, ptr [[PADDR]], align 8
 // CHECK-NEXT: [[S2:%.+]] = load ptr, ptr %s.addr, align 8
-// CHECK-NEXT: [[NADDR:%.+]] = getelementptr inbounds %struct.S, ptr [[S2]], i32 0, i32 2
+// CHECK-NEXT: [[NADDR:%.+]] = getelementptr inbounds nuw %struct.S, ptr [[S2]], i32 0, i32 2
 // CHECK-NEXT: [[N:%.+]] = load i64, ptr [[NADDR]], align 8
 // CHECK-NEXT: [[S3:%.+]] = load ptr, ptr %s.addr, align 8
-// CHECK-NEXT: [[A3:%.+]] = getelementptr inbounds %struct.S, ptr [[S3]], i32 0, i32 0
+// CHECK-NEXT: [[A3:%.+]] = getelementptr inbounds nuw %struct.S, ptr [[S3]], i32 0, i32 0
 // CHECK-NEXT: [[BASE:%.+]] = getelementptr i8, ptr [[A3]], i64 8
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[A]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 32, ptr [[F]], align 8
 // CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[N]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
 // CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 3, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 3, ptr [[ARG]])
@@ -421,37 +421,37 @@ void side_effects(int *p, int n) {
 // CHECK-LABEL: define {{.*}}void @side_effects(
 // CHECK: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
 // CHECK: [[P0:%.+]] = load ptr, ptr %p.addr, align 8
-// CHECK-NEXT: [[P0INC:%.+]] = getelementptr inbounds i32, ptr [[P0]], i32 1
+// CHECK-NEXT: [[P0INC:%.+]] = getelementptr inbounds nuw i32, ptr [[P0]], i32 1
 // CHECK-NEXT: store ptr [[P0INC]], ptr %p.addr, align 8
 // CHECK-NEXT: [[N0:%.+]] = load i32, ptr %n.addr, align 4
 // CHECK-NEXT: [[N0INC:%.+]] = add nsw i32 [[N0]], 1
 // CHECK-NEXT: store i32 [[N0INC]], ptr %n.addr, align 4
 // CHECK-NEXT: [[CNT0:%.+]] = sext i32 [[N0]] to i64
 // CHECK-NEXT: [[P1:%.+]] = load ptr, ptr %p.addr, align 8
-// CHECK-NEXT: [[P1INC:%.+]] = getelementptr inbounds i32, ptr [[P1]], i32 1
+// CHECK-NEXT: [[P1INC:%.+]] = getelementptr inbounds nuw i32, ptr [[P1]], i32 1
 // CHECK-NEXT: store ptr [[P1INC]], ptr %p.addr, align 8
 // CHECK-NEXT: [[N1:%.+]] = load i32, ptr %n.addr, align 4
 // CHECK-NEXT: [[N1INC:%.+]] = add nsw i32 [[N1]], 1
 // CHECK-NEXT: store i32 [[N1INC]], ptr %n.addr, align 4
 // CHECK-NEXT: [[CNT1:%.+]] = sext i32 [[N1]] to i64
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P0]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT0]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P1]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT1]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 2, ptr [[ARG]])
 // O2-LABEL: define {{.*}}void @side_effects(ptr noundef %p, i32 noundef %n)
-// O2: [[P1:%.+]] = getelementptr inbounds i8, ptr %p, i64 4
+// O2: [[P1:%.+]] = getelementptr inbounds nuw i8, ptr %p, i64 4
 // O2: [[N1:%.+]] = add nsw i32 %n, 1
 // O2: [[CNT0:%.+]] = sext i32 %n to i64
 // O2: [[CNT1:%.+]] = sext i32 [[N1]] to i64
@@ -473,11 +473,11 @@ void calls(void) {
 // CHECK-NEXT: [[N:%.+]] = call i32 @get_len()
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[N]] to i64
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
@@ -503,11 +503,11 @@ void in_parallel(int *p, int n) {
 // CHECK-NEXT: [[N:%.+]] = load i32, ptr [[NREF]], align 4
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[N]] to i64
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: [[TIDADDR:%.+]] = load ptr, ptr %.global_tid..addr, align 8

@@ -41,41 +41,41 @@ void Buf::touch() {
 // CHECK: %omp.ranges = alloca [4 x { ptr, i64, i64 }], align 8
 // CHECK-NEXT: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
 // CHECK: [[THIS:%.+]] = load ptr, ptr %this.addr, align 8
-// CHECK-NEXT: [[DATA:%.+]] = getelementptr inbounds %struct.Buf, ptr [[THIS]], i32 0, i32 0
-// CHECK-NEXT: [[PTRADDR:%.+]] = getelementptr inbounds %struct.Buf, ptr [[THIS]], i32 0, i32 1
+// CHECK-NEXT: [[DATA:%.+]] = getelementptr inbounds nuw %struct.Buf, ptr [[THIS]], i32 0, i32 0
+// CHECK-NEXT: [[PTRADDR:%.+]] = getelementptr inbounds nuw %struct.Buf, ptr [[THIS]], i32 0, i32 1
 // CHECK-NEXT: [[PTR:%.+]] = load ptr, ptr [[PTRADDR]], align 8
-// CHECK-NEXT: [[LENADDR:%.+]] = getelementptr inbounds %struct.Buf, ptr [[THIS]], i32 0, i32 2
+// CHECK-NEXT: [[LENADDR:%.+]] = getelementptr inbounds nuw %struct.Buf, ptr [[THIS]], i32 0, i32 2
 // CHECK-NEXT: [[LEN:%.+]] = load i32, ptr [[LENADDR]], align 8
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[LEN]] to i64
-// CHECK-NEXT: [[DATA2:%.+]] = getelementptr inbounds %struct.Buf, ptr [[THIS]], i32 0, i32 0
+// CHECK-NEXT: [[DATA2:%.+]] = getelementptr inbounds nuw %struct.Buf, ptr [[THIS]], i32 0, i32 0
 // CHECK-NEXT: [[BASE:%.+]] = getelementptr i8, ptr [[DATA2]], i64 16
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[DATA]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 128, ptr [[F]], align 8
 // CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[PTR]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
 // CHECK-NEXT: [[E3:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 3
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[THIS]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 2
 // CHECK-NEXT: store i64 144, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 4, ptr [[ARG]])
@@ -102,32 +102,32 @@ void use_tmpl(short *s, short (&sa)[3], double *d, double (&da)[5], long n) {
 // CHECK-NEXT: [[BASE3:%.+]] = getelementptr i8, ptr [[P3]], i64 0
 // CHECK-NEXT: [[N:%.+]] = load i64, ptr %n.addr, align 8
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 3, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 2, ptr [[F]], align 8
 // CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[A]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 6, ptr [[F]], align 8
 // CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE2]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 2, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 2, ptr [[F]], align 8
 // CHECK-NEXT: [[E3:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 3
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE3]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[N]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 2
 // CHECK-NEXT: store i64 2, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 4, ptr [[ARG]])
@@ -141,32 +141,32 @@ void use_tmpl(short *s, short (&sa)[3], double *d, double (&da)[5], long n) {
 // CHECK-NEXT: [[BASE3:%.+]] = getelementptr i8, ptr [[P3]], i64 0
 // CHECK-NEXT: [[N:%.+]] = load i64, ptr %n.addr, align 8
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 5, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
 // CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[A]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 40, ptr [[F]], align 8
 // CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE2]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
 // CHECK-NEXT: [[E3:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 3
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE3]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[N]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 4, ptr [[ARG]])
@@ -184,18 +184,18 @@ void refs(int *&rp, int (&ra)[4], const int &rn) {
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[N]] to i64
 // CHECK-NEXT: [[RA:%.+]] = load ptr, ptr %ra.addr, align 8
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[RA]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 16, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 2, ptr [[ARG]])
@@ -219,25 +219,25 @@ void lambdas(int *p, int n) {
 // CHECK-LABEL: define internal void @"_ZZ7lambdasPiiENK{{.*}}clEl"(
 // CHECK: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
 // CHECK: [[THIS:%.+]] = load ptr, ptr %this.addr, align 8
-// CHECK-NEXT: [[PREFADDR:%.+]] = getelementptr inbounds %class.anon, ptr [[THIS]], i32 0, i32 0
+// CHECK-NEXT: [[PREFADDR:%.+]] = getelementptr inbounds nuw %class.anon, ptr [[THIS]], i32 0, i32 0
 // CHECK-NEXT: [[PREF:%.+]] = load ptr, ptr [[PREFADDR]], align 8
 // CHECK-NEXT: [[P:%.+]] = load ptr, ptr [[PREF]], align 8
 // CHECK-NEXT: [[M:%.+]] = load i64, ptr %m.addr, align 8
-// CHECK-NEXT: [[ARRADDR:%.+]] = getelementptr inbounds %class.anon, ptr [[THIS]], i32 0, i32 1
+// CHECK-NEXT: [[ARRADDR:%.+]] = getelementptr inbounds nuw %class.anon, ptr [[THIS]], i32 0, i32 1
 // CHECK-NEXT: [[ARR:%.+]] = load ptr, ptr [[ARRADDR]], align 8
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[M]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[ARR]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 32, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 2, ptr [[ARG]])
@@ -247,11 +247,11 @@ void lambdas(int *p, int n) {
 // CHECK-NEXT: [[LEN:%.+]] = load i32, ptr %len.addr, align 4
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[LEN]] to i64
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[Q]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
@@ -261,11 +261,11 @@ void lambdas(int *p, int n) {
 // CHECK-NEXT: [[LEN:%.+]] = load i16, ptr %len.addr, align 2
 // CHECK-NEXT: [[CNT:%.+]] = zext i16 [[LEN]] to i64
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[Q]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
@@ -282,11 +282,11 @@ void dt(int *p, int n) {
 // CHECK-NEXT: [[N:%.+]] = load i32, ptr %n.addr, align 4
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[N]] to i64
 // CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
 // CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])

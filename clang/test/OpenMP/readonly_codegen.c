@@ -75,7 +75,7 @@ double ptr(double *p, int n) {
 // O2-LABEL: define internal void @ptr.omp_outlined(
 // O2: call void @__kmpc_readonly_ptrs(
 // O2: [[NEWP:%p.readonly]] = getelementptr i8, ptr {{%.+}}, i64 %omp.readonly.delta
-// O2: getelementptr inbounds i8, ptr [[NEWP]], i64 8
+// O2: getelementptr inbounds nuw i8, ptr [[NEWP]], i64 8
 
 // A local array, a global array, a section of a pointer, and an item that is
 // not redirected.
@@ -135,7 +135,7 @@ double member(struct M m, int n) {
 }
 // CHECK-LABEL: define internal void @member.omp_outlined(
 // CHECK: call void @__kmpc_readonly_ptrs(
-// CHECK: [[MADDR:%.+]] = getelementptr inbounds %struct.M, ptr {{%.+}}, i32 0, i32 0
+// CHECK: [[MADDR:%.+]] = getelementptr inbounds nuw %struct.M, ptr {{%.+}}, i32 0, i32 0
 // CHECK: [[MA:%a.readonly]] = getelementptr i8, ptr [[MADDR]], i64 %omp.readonly.delta
 // CHECK: [[MP:%p.readonly]] = getelementptr i8, ptr {{%.+}}, i64 %omp.readonly.delta{{[0-9]+}}
 // CHECK-NEXT: [[SLOT:%.+]] = getelementptr inbounds [1 x ptr], ptr {{%.+}}, i64 0, i64 0
