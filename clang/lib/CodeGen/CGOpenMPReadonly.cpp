@@ -17,21 +17,22 @@
 //     __kmpc_readonly_end(loc, gtid, data[0]);
 //
 //   outlined function, before the region's code:
-//     void *ptrs[N];
-//     __kmpc_readonly_ptrs(loc, gtid, data[0], ptrs);
+//     void **ptrs = __kmpc_readonly_ptrs(loc, gtid, data[0]);
 //     for each item i whose base is a variable v:
 //       delta = ptrs[i] - data[1 + i]  (0, or the offset of this thread's
 //                                       node replica; page-aligned)
 //       an array v:   v designates  (char *)&v + delta
-//       a pointer v:  v designates a copy of v with the value
-//                     (char *)v + delta, in thread-local storage
+//       a pointer v:  ptrs[i] = (char *)v + delta; v designates ptrs[i]
 //
 // 'data' is the implicit variable 'void *[N + 1]' that Sema declared in the
 // clause's pre-init statement (SemaOpenMPReadonly.cpp); the designated
-// addresses are kept in CodeGenFunction::OMPReadonlyAddrs, which
-// EmitDeclRefLValue looks up, as privatization uses LocalDeclMap. The copies
-// of pointer variables are in a thread-local array of the construct (see
-// emitRedirects).
+// addresses are kept in the outlined function's CodeGenFunction
+// (setOMPReadonlyAddr), which EmitDeclRefLValue and EmitMemberExpr look up.
+// 'ptrs' belongs to the region instance and the thread: it stays valid until
+// __kmpc_readonly_end, after the join, so the region's tasks (some run in
+// the join barrier, after the outlined function returned) read the copy of
+// a pointer there, and a nested or recursive instance of the construct on
+// the same thread has its own.
 //
 // So inside the region (and in the constructs emitted inline in it), every
 // reference to such a variable reads the replica of the executing thread's
@@ -60,38 +61,59 @@
 using namespace clang;
 using namespace CodeGen;
 
-namespace {
-/// What the members of list items designate in the outlined functions being
-/// generated, by function (see emitOpenMPReadonlyMemberLValue); entries are
-/// removed when the region's code has been emitted.
-struct MemberKey {
-  const CodeGenFunction *CGF;
-  const VarDecl *Var; // null: 'this'
-  const FieldDecl *Field;
-  bool operator==(const MemberKey &O) const {
-    return CGF == O.CGF && Var == O.Var && Field == O.Field;
-  }
-};
-} // namespace
+void CodeGenFunction::setOMPReadonlyAddr(const VarDecl *VD,
+                                         const FieldDecl *FD, Address Addr) {
+  OMPReadonlyAddrs.insert_or_assign(
+      {VD ? VD->getCanonicalDecl() : nullptr,
+       FD ? FD->getCanonicalDecl() : nullptr},
+      Addr);
+}
 
-namespace llvm {
-template <> struct DenseMapInfo<MemberKey> {
-  using Tuple = std::tuple<const void *, const void *, const void *>;
-  static MemberKey getEmptyKey() {
-    return {DenseMapInfo<const CodeGenFunction *>::getEmptyKey(), nullptr,
-            nullptr};
-  }
-  static MemberKey getTombstoneKey() {
-    return {DenseMapInfo<const CodeGenFunction *>::getTombstoneKey(), nullptr,
-            nullptr};
-  }
-  static unsigned getHashValue(const MemberKey &K) {
-    return DenseMapInfo<Tuple>::getHashValue(Tuple(K.CGF, K.Var, K.Field));
-  }
-  static bool isEqual(const MemberKey &A, const MemberKey &B) { return A == B; }
-};
-} // namespace llvm
-static llvm::DenseMap<MemberKey, Address> MemberRedirects;
+Address CodeGenFunction::getOMPReadonlyAddr(const VarDecl *VD,
+                                            const FieldDecl *FD) const {
+  if (OMPReadonlyAddrs.empty())
+    return Address::invalid();
+  auto It = OMPReadonlyAddrs.find({VD ? VD->getCanonicalDecl() : nullptr,
+                                   FD ? FD->getCanonicalDecl() : nullptr});
+  return It == OMPReadonlyAddrs.end() ? Address::invalid() : It->second;
+}
+
+llvm::Value *CGOpenMPRuntime::emitReadonlyBeginCall(CodeGenFunction &CGF,
+                                                    SourceLocation Loc,
+                                                    unsigned NumItems,
+                                                    llvm::Value *Items) {
+  // The location is emitted also without debug information (as for the
+  // 'error' directive): the runtime's message on a write names it.
+  llvm::Value *Args[] = {
+      emitUpdateLocation(CGF, Loc, /*Flags=*/0, /*EmitLoc=*/true),
+      getThreadID(CGF, Loc), llvm::ConstantInt::get(CGM.Int32Ty, NumItems),
+      Items};
+  return CGF.EmitRuntimeCall(
+      OMPBuilder.getOrCreateRuntimeFunction(
+          CGM.getModule(), llvm::omp::OMPRTL___kmpc_readonly_begin),
+      Args, "omp.readonly.handle");
+}
+
+llvm::Value *CGOpenMPRuntime::emitReadonlyPtrsCall(CodeGenFunction &CGF,
+                                                   SourceLocation Loc,
+                                                   llvm::Value *Handle) {
+  llvm::Value *Args[] = {emitUpdateLocation(CGF, Loc), getThreadID(CGF, Loc),
+                         Handle};
+  return CGF.EmitRuntimeCall(
+      OMPBuilder.getOrCreateRuntimeFunction(
+          CGM.getModule(), llvm::omp::OMPRTL___kmpc_readonly_ptrs),
+      Args, "omp.readonly.ptrs");
+}
+
+void CGOpenMPRuntime::emitReadonlyEndCall(CodeGenFunction &CGF,
+                                          SourceLocation Loc,
+                                          llvm::Value *Handle) {
+  llvm::Value *Args[] = {emitUpdateLocation(CGF, Loc), getThreadID(CGF, Loc),
+                         Handle};
+  CGF.EmitRuntimeCall(OMPBuilder.getOrCreateRuntimeFunction(
+                          CGM.getModule(), llvm::omp::OMPRTL___kmpc_readonly_end),
+                      Args);
+}
 
 OMPReadonlyRegion::OMPReadonlyRegion(CodeGenFunction &CGF,
                                      const OMPExecutableDirective &S,
@@ -113,12 +135,6 @@ void OMPReadonlyRegion::WrapperTy::operator()(CodeGenFunction &CGF,
   Action.Enter(CGF);
   Region->emitRedirects(CGF);
   Region->CodeGen(CGF);
-  // The function's code is complete: forget what its members designated.
-  for (auto It = MemberRedirects.begin(); It != MemberRedirects.end();) {
-    auto Cur = It++;
-    if (Cur->first.CGF == &CGF)
-      MemberRedirects.erase(Cur);
-  }
 }
 
 void OMPReadonlyRegion::emitBegin(CodeGenFunction &CGF) {
@@ -154,30 +170,15 @@ void OMPReadonlyRegion::emitBegin(CodeGenFunction &CGF) {
     // The address the threads' offsets are computed from.
     B.CreateStore(R.Base, B.CreateConstArrayGEP(Data, I + 1));
   }
-  // The location is emitted also without debug information (as for the
-  // 'error' directive): the runtime's message on a write names it.
-  llvm::Value *Args[] = {RT.emitUpdateLocation(CGF, Loc, /*Flags=*/0,
-                                               /*EmitLoc=*/true),
-                         RT.getThreadID(CGF, Loc),
-                         llvm::ConstantInt::get(CGM.Int32Ty, N),
-                         B.CreateConstArrayGEP(Items, 0).emitRawPointer(CGF)};
-  Handle = CGF.EmitRuntimeCall(
-      RT.getOMPBuilder().getOrCreateRuntimeFunction(
-          CGM.getModule(), llvm::omp::OMPRTL___kmpc_readonly_begin),
-      Args, "omp.readonly.handle");
+  Handle = RT.emitReadonlyBeginCall(
+      CGF, Loc, N, B.CreateConstArrayGEP(Items, 0).emitRawPointer(CGF));
   B.CreateStore(Handle, B.CreateConstArrayGEP(Data, 0));
 }
 
 void OMPReadonlyRegion::emitEnd(CodeGenFunction &CGF) {
   if (!Handle || !CGF.HaveInsertPoint())
     return;
-  CodeGenModule &CGM = CGF.CGM;
-  CGOpenMPRuntime &RT = CGM.getOpenMPRuntime();
-  llvm::Value *Args[] = {RT.emitUpdateLocation(CGF, Loc),
-                         RT.getThreadID(CGF, Loc), Handle};
-  CGF.EmitRuntimeCall(RT.getOMPBuilder().getOrCreateRuntimeFunction(
-                          CGM.getModule(), llvm::omp::OMPRTL___kmpc_readonly_end),
-                      Args);
+  CGF.CGM.getOpenMPRuntime().emitReadonlyEndCall(CGF, Loc, Handle);
 }
 
 void OMPReadonlyRegion::emitRedirects(CodeGenFunction &CGF) const {
@@ -196,44 +197,17 @@ void OMPReadonlyRegion::emitRedirects(CodeGenFunction &CGF) const {
                       /*RefersToEnclosingVariableOrCapture=*/true,
                       DataVD->getType(), VK_LValue, Loc);
   Address Data = CGF.EmitLValue(&DataRef).getAddress();
-  Address Ptrs = CGF.CreateTempAlloca(
-      llvm::ArrayType::get(CGF.VoidPtrTy, N), CGF.getPointerAlign(),
-      "omp.readonly.ptrs");
-  llvm::Value *Args[] = {
-      RT.emitUpdateLocation(CGF, Loc), RT.getThreadID(CGF, Loc),
-      B.CreateLoad(B.CreateConstArrayGEP(Data, 0), "omp.readonly.handle"),
-      B.CreateConstArrayGEP(Ptrs, 0).emitRawPointer(CGF)};
-  CGF.EmitRuntimeCall(RT.getOMPBuilder().getOrCreateRuntimeFunction(
-                          CGM.getModule(), llvm::omp::OMPRTL___kmpc_readonly_ptrs),
-                      Args);
-
-  // The copies of the pointers live in thread-local storage of this
-  // construct, not in the outlined function's frame: a task of the region
-  // that shares such a variable may run after the outlined function returned
-  // (at the join barrier), and reads the copy through its address.
-  unsigned NumPointers = 0;
-  for (const Expr *Item : Clause->varlist())
-    if (OpenMPReadonlyBase Base = getOpenMPReadonlyBase(Item); Base.isValid())
-      NumPointers += !Base.isArray();
-  Address Copies = Address::invalid();
-  if (NumPointers) {
-    auto *CopiesTy = llvm::ArrayType::get(CGF.VoidPtrTy, NumPointers);
-    auto *GV = new llvm::GlobalVariable(
-        CGM.getModule(), CopiesTy, /*isConstant=*/false,
-        llvm::GlobalValue::InternalLinkage,
-        llvm::Constant::getNullValue(CopiesTy), ".omp.readonly.copies",
-        /*InsertBefore=*/nullptr, llvm::GlobalValue::GeneralDynamicTLSModel);
-    GV->setAlignment(CGF.getPointerAlign().getAsAlign());
-    Copies = Address(B.CreateThreadLocalAddress(GV), CopiesTy,
-                     CGF.getPointerAlign());
-  }
-  unsigned Pointer = 0;
+  // This thread's pointers for this instance of the region; a pointer
+  // variable's copy is kept there (see the top of the file).
+  Address Ptrs(
+      RT.emitReadonlyPtrsCall(
+          CGF, Loc,
+          B.CreateLoad(B.CreateConstArrayGEP(Data, 0), "omp.readonly.handle")),
+      llvm::ArrayType::get(CGF.VoidPtrTy, N), CGF.getPointerAlign());
   for (auto [I, Item] : llvm::enumerate(Clause->varlist())) {
     OpenMPReadonlyBase Base = getOpenMPReadonlyBase(Item);
     if (!Base.isValid())
       continue;
-    // Counted whether or not the region uses it, as above.
-    unsigned Slot = Base.isArray() ? 0 : Pointer++;
     // The variable or member as the region sees it; a local variable (or
     // 'this') that the region does not use is not captured.
     LValue LV;
@@ -260,8 +234,8 @@ void OMPReadonlyRegion::emitRedirects(CodeGenFunction &CGF) const {
     QualType Ty = Base.Field ? Base.Field->getType() : Base.Var->getType();
     llvm::Value *Orig =
         B.CreateLoad(B.CreateConstArrayGEP(Data, I + 1), "omp.readonly.orig");
-    llvm::Value *Mine =
-        B.CreateLoad(B.CreateConstArrayGEP(Ptrs, I), "omp.readonly.ptr");
+    Address Slot = B.CreateConstArrayGEP(Ptrs, I);
+    llvm::Value *Mine = B.CreateLoad(Slot, "omp.readonly.ptr");
     llvm::Value *Delta =
         B.CreateSub(B.CreatePtrToInt(Mine, CGF.IntPtrTy),
                     B.CreatePtrToInt(Orig, CGF.IntPtrTy), "omp.readonly.delta");
@@ -276,24 +250,17 @@ void OMPReadonlyRegion::emitRedirects(CodeGenFunction &CGF) const {
       llvm::Value *P = CGF.EmitLoadOfScalar(LV, Loc);
       llvm::Value *Mapped =
           B.CreateGEP(CGF.Int8Ty, P, Delta, Name + ".readonly");
-      Redirected = B.CreateConstArrayGEP(Copies, Slot).withElementType(
-          CGF.ConvertTypeForMem(Ty));
+      Redirected = Slot.withElementType(CGF.ConvertTypeForMem(Ty));
       CGF.EmitStoreOfScalar(Mapped, CGF.MakeAddrLValue(Redirected, Ty),
                             /*isInit=*/true);
     }
-    if (Base.Field)
-      MemberRedirects.insert_or_assign(MemberKey{&CGF, Base.Var, Base.Field},
-                                       Redirected);
-    else
-      CGF.setOMPReadonlyAddr(Base.Var, Redirected);
+    CGF.setOMPReadonlyAddr(Base.Var, Base.Field, Redirected);
   }
 }
 
 std::optional<LValue>
 CodeGen::emitOpenMPReadonlyMemberLValue(CodeGenFunction &CGF,
                                         const MemberExpr *E) {
-  if (MemberRedirects.empty())
-    return std::nullopt;
   const auto *FD = dyn_cast<FieldDecl>(E->getMemberDecl());
   if (!FD)
     return std::nullopt;
@@ -308,12 +275,11 @@ CodeGen::emitOpenMPReadonlyMemberLValue(CodeGenFunction &CGF,
     VD = dyn_cast<VarDecl>(DRE->getDecl());
     if (!VD)
       return std::nullopt;
-    VD = VD->getCanonicalDecl();
   } else {
     return std::nullopt;
   }
-  auto It = MemberRedirects.find(MemberKey{&CGF, VD, FD->getCanonicalDecl()});
-  if (It == MemberRedirects.end())
+  Address A = CGF.getOMPReadonlyAddr(VD, FD);
+  if (!A.isValid())
     return std::nullopt;
-  return CGF.MakeAddrLValue(It->second, E->getType(), AlignmentSource::Decl);
+  return CGF.MakeAddrLValue(A, E->getType(), AlignmentSource::Decl);
 }

@@ -14,8 +14,6 @@ double garr[64];
 
 double use(const double *);
 
-// CHECK-DAG: @[[COPIES:\.omp\.readonly\.copies]] = internal thread_local global [1 x ptr] zeroinitializer, align 8
-// CHECK-DAG: @[[COPIES1:\.omp\.readonly\.copies\.1]] = internal thread_local global [1 x ptr] zeroinitializer, align 8
 // The location is there without debug information (the runtime's message).
 // CHECK-DAG: c";{{.*}}readonly_codegen.c;ptr;{{[0-9]+}};1;;\00"
 // CHECK-DAG: @[[NAME_P:.+]] = private unnamed_addr constant [6 x i8] c"p : n\00"
@@ -25,7 +23,7 @@ double use(const double *);
 // CHECK-DAG: @[[NAME_PP:.+]] = private unnamed_addr constant [8 x i8] c"*pp : n\00"
 
 // A pointer item: the region reads through a copy of 'p' moved by this
-// thread's offset.
+// thread's offset, kept in this thread's array of the region instance.
 double ptr(double *p, int n) {
   double s = 0;
 #pragma omp parallel readonly(p : n)
@@ -54,26 +52,24 @@ double ptr(double *p, int n) {
 //
 // CHECK-LABEL: define internal void @ptr.omp_outlined(
 // CHECK-SAME: ptr {{.*}}%p, ptr {{.*}}%.omp.readonly.data)
-// CHECK: [[PTRS:%omp.readonly.ptrs]] = alloca [1 x ptr]
 // CHECK: [[PADDR:%.+]] = load ptr, ptr %p.addr
 // CHECK: [[D:%.+]] = load ptr, ptr %.omp.readonly.data.addr
 // CHECK: [[H:%omp.readonly.handle]] = load ptr, ptr
-// CHECK: call void @__kmpc_readonly_ptrs(ptr @{{[0-9]+}}, i32 {{%.+}}, ptr [[H]], ptr
-// CHECK-NEXT: [[TLS:%.+]] = call align 8 ptr @llvm.threadlocal.address.p0(ptr align 8 @[[COPIES]])
+// CHECK: [[PTRS:%omp.readonly.ptrs]] = call ptr @__kmpc_readonly_ptrs(ptr @{{[0-9]+}}, i32 {{%.+}}, ptr [[H]])
 // CHECK: [[ORIG:%omp.readonly.orig]] = load ptr
-// CHECK: [[MINE:%omp.readonly.ptr]] = load ptr
+// CHECK-NEXT: [[SLOT:%.+]] = getelementptr inbounds [1 x ptr], ptr [[PTRS]], i64 0, i64 0
+// CHECK-NEXT: [[MINE:%omp.readonly.ptr]] = load ptr, ptr [[SLOT]]
 // CHECK-NEXT: [[M:%.+]] = ptrtoint ptr [[MINE]] to i64
 // CHECK-NEXT: [[O:%.+]] = ptrtoint ptr [[ORIG]] to i64
 // CHECK-NEXT: [[DELTA:%omp.readonly.delta]] = sub i64 [[M]], [[O]]
 // CHECK-NEXT: [[PV:%.+]] = load ptr, ptr [[PADDR]]
 // CHECK-NEXT: [[NEWP:%p.readonly]] = getelementptr i8, ptr [[PV]], i64 [[DELTA]]
-// CHECK-NEXT: [[SLOT:%.+]] = getelementptr inbounds [1 x ptr], ptr [[TLS]], i64 0, i64 0
 // CHECK-NEXT: store ptr [[NEWP]], ptr [[SLOT]]
 // The region's 'p[1]' reads through the copy.
 // CHECK-NEXT: [[P1:%.+]] = load ptr, ptr [[SLOT]]
 // CHECK-NEXT: getelementptr inbounds double, ptr [[P1]], i64 1
 // O2-LABEL: define internal void @ptr.omp_outlined(
-// O2: call void @__kmpc_readonly_ptrs(
+// O2: call ptr @__kmpc_readonly_ptrs(
 // O2: [[NEWP:%p.readonly]] = getelementptr i8, ptr {{%.+}}, i64 %omp.readonly.delta
 // O2: getelementptr inbounds nuw i8, ptr [[NEWP]], i64 8
 
@@ -99,14 +95,14 @@ double arrays(double *q, double **pp, int n) {
 //
 // CHECK-LABEL: define internal void @arrays.omp_outlined(
 // CHECK: [[AADDR:%.+]] = load ptr, ptr %a.addr
-// CHECK: call void @__kmpc_readonly_ptrs(
+// CHECK: [[PTRS:%omp.readonly.ptrs]] = call ptr @__kmpc_readonly_ptrs(
 // CHECK: [[DELTA_A:%omp.readonly.delta]] = sub i64
 // CHECK-NEXT: [[A:%a.readonly]] = getelementptr i8, ptr [[AADDR]], i64 [[DELTA_A]]
 // CHECK: [[DELTA_G:%omp.readonly.delta[0-9]+]] = sub i64
 // CHECK-NEXT: [[G:%garr.readonly]] = getelementptr i8, ptr @garr, i64 [[DELTA_G]]
+// CHECK: [[QSLOT:%.+]] = getelementptr inbounds [4 x ptr], ptr [[PTRS]], i64 0, i64 2
 // CHECK: [[DELTA_Q:%omp.readonly.delta[0-9]+]] = sub i64
 // CHECK: [[Q:%q.readonly]] = getelementptr i8, ptr {{%.+}}, i64 [[DELTA_Q]]
-// CHECK-NEXT: [[QSLOT:%.+]] = getelementptr inbounds [1 x ptr], ptr {{%.+}}, i64 0, i64 0
 // CHECK-NEXT: store ptr [[Q]], ptr [[QSLOT]]
 // '*pp : n' is not redirected.
 // CHECK-NOT: pp.readonly
@@ -119,7 +115,7 @@ double arrays(double *q, double **pp, int n) {
 // CHECK: [[DECAY:%.+]] = getelementptr inbounds [8 x double], ptr [[A]], i64 0, i64 0
 // CHECK-NEXT: call double @use(ptr noundef [[DECAY]])
 // DECL-DAG: declare ptr @__kmpc_readonly_begin(ptr, i32, i32, ptr)
-// DECL-DAG: declare void @__kmpc_readonly_ptrs(ptr, i32, ptr, ptr)
+// DECL-DAG: declare ptr @__kmpc_readonly_ptrs(ptr, i32, ptr)
 // DECL-DAG: declare void @__kmpc_readonly_end(ptr, i32, ptr)
 
 // A member of a variable: 'm.a' designates the replica, 'm.p' a copy.
@@ -134,11 +130,26 @@ double member(struct M m, int n) {
   return s;
 }
 // CHECK-LABEL: define internal void @member.omp_outlined(
-// CHECK: call void @__kmpc_readonly_ptrs(
+// CHECK: [[PTRS:%omp.readonly.ptrs]] = call ptr @__kmpc_readonly_ptrs(
 // CHECK: [[MADDR:%.+]] = getelementptr inbounds nuw %struct.M, ptr {{%.+}}, i32 0, i32 0
 // CHECK: [[MA:%a.readonly]] = getelementptr i8, ptr [[MADDR]], i64 %omp.readonly.delta
+// CHECK: [[SLOT:%.+]] = getelementptr inbounds [2 x ptr], ptr [[PTRS]], i64 0, i64 1
 // CHECK: [[MP:%p.readonly]] = getelementptr i8, ptr {{%.+}}, i64 %omp.readonly.delta{{[0-9]+}}
-// CHECK-NEXT: [[SLOT:%.+]] = getelementptr inbounds [1 x ptr], ptr {{%.+}}, i64 0, i64 0
 // CHECK-NEXT: store ptr [[MP]], ptr [[SLOT]]
 // CHECK: getelementptr inbounds [16 x double], ptr [[MA]], i64 0, i64 3
 // CHECK: load ptr, ptr [[SLOT]]
+
+// A task of the region that shares 'p' gets the address of this thread's
+// copy in the region instance's array, which lives until the region ends.
+double task(double *p, int n) {
+  double s = 0;
+#pragma omp parallel readonly(p : n) shared(s)
+#pragma omp task shared(s)
+  s += p[0];
+  return s;
+}
+// CHECK-LABEL: define internal void @task.omp_outlined(
+// CHECK: [[PTRS:%omp.readonly.ptrs]] = call ptr @__kmpc_readonly_ptrs(
+// CHECK: [[SLOT:%.+]] = getelementptr inbounds [1 x ptr], ptr [[PTRS]], i64 0, i64 0
+// CHECK: store ptr [[SLOT]], ptr
+// CHECK: call ptr @__kmpc_omp_task_alloc(

@@ -59,12 +59,31 @@ struct kmp_ro_entry {
                    // what orig shows if it is in a replica)
   int replicate; // threads of other nodes get replicas
 };
+// One thread's answer to __kmpc_readonly_ptrs for one region.  It is the
+// region instance's, not the thread's: the compiler keeps there the region's
+// copies of the list's pointer variables, which the region's tasks read by
+// address, also in the join barrier after the thread left the region's code,
+// and which a nested or recursive instance on the same thread must not
+// overwrite.  Freed when the region ends.
+struct kmp_ro_ptrs {
+  kmp_ro_ptrs *next;
+  void *p[1];
+};
 struct kmp_readonly_region {
   int n;
   kmp_uint64 act; // this activation, for the replicas' preparation
   kmp_uint64 forks; // ro_forks when it started (a parent's region in a child)
+  kmp_ro_ptrs *ptrs; // the threads' answers, pushed by __kmpc_readonly_ptrs
   kmp_ro_entry e[1];
 };
+
+static void ro_free(kmp_readonly_region *h) {
+  for (kmp_ro_ptrs *p = h->ptrs, *next; p; p = next) {
+    next = p->next;
+    __kmp_free(p);
+  }
+  __kmp_free(h);
+}
 
 kmp_bootstrap_lock_t __kmp_ro_lock =
     KMP_BOOTSTRAP_LOCK_INITIALIZER(__kmp_ro_lock);
@@ -358,7 +377,7 @@ static void ro_end(kmp_readonly_region *h) {
     }
     __kmp_release_bootstrap_lock(&__kmp_ro_lock);
   }
-  __kmp_free(h);
+  ro_free(h);
 }
 
 // ---------------------------------------------------------------------------
@@ -425,7 +444,7 @@ static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
 static void *ro_ptr(kmp_readonly_region *h, int i, int *node) {
   return h->e[i].orig;
 }
-static void ro_end(kmp_readonly_region *h) { __kmp_free(h); }
+static void ro_end(kmp_readonly_region *h) { ro_free(h); }
 #endif
 
 static kmp_i18n_id_t ro_reason(int e) {
@@ -490,16 +509,24 @@ void *__kmpc_readonly_begin(ident_t *loc, kmp_int32 gtid, kmp_int32 nitems,
   return h;
 }
 
-void __kmpc_readonly_ptrs(ident_t *loc, kmp_int32 gtid, void *handle,
-                          void **ptrs) {
+void **__kmpc_readonly_ptrs(ident_t *loc, kmp_int32 gtid, void *handle) {
   (void)loc;
   (void)gtid;
   kmp_readonly_region *h = (kmp_readonly_region *)handle;
-  if (!h || !ptrs)
-    return;
+  static void *none[1];
+  if (!h) // never from __kmpc_readonly_begin: no items
+    return none;
+  kmp_ro_ptrs *mine = (kmp_ro_ptrs *)__kmp_allocate(
+      sizeof(kmp_ro_ptrs) + sizeof(void *) * (h->n > 0 ? h->n : 0));
   int node = -2;
   for (int i = 0; i < h->n; i++)
-    ptrs[i] = ro_ptr(h, i, &node);
+    mine->p[i] = ro_ptr(h, i, &node);
+  kmp_ro_ptrs *head = __atomic_load_n(&h->ptrs, __ATOMIC_RELAXED);
+  do
+    mine->next = head;
+  while (!__atomic_compare_exchange_n(&h->ptrs, &head, mine, /*weak=*/true,
+                                      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+  return mine->p;
 }
 
 void __kmpc_readonly_end(ident_t *loc, kmp_int32 gtid, void *handle) {

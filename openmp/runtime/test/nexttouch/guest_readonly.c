@@ -127,8 +127,7 @@ static int region_api(double *A, double *B, const double want[NITEMS], int r,
   void *h = __kmpc_readonly_begin(&loc, 0, NITEMS, items);
 #pragma omp parallel reduction(+ : b0, b1, b2, threads)
   {
-    void *q[NITEMS];
-    __kmpc_readonly_ptrs(&loc, 0, h, q);
+    void **q = __kmpc_readonly_ptrs(&loc, 0, h);
     const double *const p[NITEMS] = {q[0], q[1], q[2]};
     const double *const orig[NITEMS] = {A, B, C};
     int mine[3] = {0, 0, 0};

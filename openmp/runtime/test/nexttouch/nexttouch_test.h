@@ -127,7 +127,7 @@ typedef struct {
 } ro_item_t;
 extern int __kmpc_nexttouch(ident_t *, int, int, const nt_range_t *);
 extern void *__kmpc_readonly_begin(ident_t *, int, int, const ro_item_t *);
-extern void __kmpc_readonly_ptrs(ident_t *, int, void *, void **);
+extern void **__kmpc_readonly_ptrs(ident_t *, int, void *);
 extern void __kmpc_readonly_end(ident_t *, int, void *);
 
 static int nt_done(const char *name) {

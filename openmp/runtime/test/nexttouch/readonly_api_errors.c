@@ -85,8 +85,7 @@ int main(void) {
   int wrong = 0;
 #pragma omp parallel reduction(+ : wrong)
   {
-    void *q[6];
-    __kmpc_readonly_ptrs(&loc, 0, hh, q);
+    void **q = __kmpc_readonly_ptrs(&loc, 0, hh);
     for (int i = 0; i < 5; i++)
       wrong += q[i] != items[i].base;
     wrong += q[5] == items[5].base || ((char *)q[5])[7] != 1;

@@ -51,8 +51,7 @@ static double region(void (*f)(double **), int writer) {
   double s = 0;
 #pragma omp parallel reduction(+ : s)
   {
-    void *p[2];
-    __kmpc_readonly_ptrs(&loc, 0, h, p);
+    void **p = __kmpc_readonly_ptrs(&loc, 0, h);
     const double *d = p[1];
 #pragma omp for
     for (long i = 0; i < N; i++)
