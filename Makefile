@@ -86,7 +86,12 @@ clang: llvm-overlay
 # libomp from the patched openmp/, built with Debian's clang of the same release; its tests
 # compile with our clang. OPENMP_TEST_OPENMP_FLAGS is given because openmp/'s
 # detection of the test compiler caches an empty value when our clang is not
-# built yet (make libomp before make clang).
+# built yet (make libomp before make clang).  With gfortran, also libomp's
+# Fortran module (LIBOMP_FORTRAN_MODULES: omp_lib.mod, omp_lib_kinds.mod next
+# to omp.h); a build directory configured without it is reconfigured once.
+FC ?= gfortran
+OMP_FORTRAN := $(if $(shell command -v $(FC)),-DLIBOMP_FORTRAN_MODULES=ON \
+  -DCMAKE_Fortran_COMPILER=$(shell command -v $(FC)))
 libomp: source
 	@if [ ! -f $(OMP_BUILD)/build.ninja ]; then \
 	  cmake $(CMAKE_COMMON) -S $(SRC)/openmp -B $(OMP_BUILD) \
@@ -96,10 +101,14 @@ libomp: source
 	    -DOPENMP_TEST_OPENMP_FLAGS=-fopenmp \
 	    -DOPENMP_LLVM_LIT_EXECUTABLE=$(LIT) \
 	    -DOPENMP_FILECHECK_EXECUTABLE=$(LLVM_PREFIX)/bin/FileCheck \
-	    -DOPENMP_NOT_EXECUTABLE=$(LLVM_PREFIX)/bin/not \
+	    -DOPENMP_NOT_EXECUTABLE=$(LLVM_PREFIX)/bin/not $(OMP_FORTRAN) \
 	    >$(OMP_BUILD).configure.log 2>&1 || \
+	    { cat $(OMP_BUILD).configure.log; exit 1; }; \
+	elif [ -n "$(OMP_FORTRAN)" ] && \
+	     ! grep -q '^LIBOMP_FORTRAN_MODULES:BOOL=ON' $(OMP_BUILD)/CMakeCache.txt; then \
+	  cmake $(OMP_FORTRAN) $(OMP_BUILD) >$(OMP_BUILD).configure.log 2>&1 || \
 	    { cat $(OMP_BUILD).configure.log; exit 1; }; fi
-	ninja -C $(OMP_BUILD) -j$(JOBS) omp
+	ninja -C $(OMP_BUILD) -j$(JOBS) omp $(if $(OMP_FORTRAN),libomp-mod)
 
 # Our omp.h in clang's resource directory, our libomp next to clang, and a
 # default configuration file so that programs linked by build/bin/clang find

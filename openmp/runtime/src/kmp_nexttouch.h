@@ -17,6 +17,7 @@
  *   kmp_nexttouch_io.cpp       system calls on armed buffers (wrappers)
  *   kmp_nexttouch_sigmask.cpp  SIGSEGV stays deliverable (wrappers)
  *   kmp_nexttouch_mm.cpp       the program's mapping changes (wrappers)
+ *   kmp_nexttouch_ftn.cpp      the entry points of omp_lib's Fortran interfaces
  *
  * The readonly(list) engine (kmp_readonly*.cpp, kmp_readonly.h) shares the
  * handler, the private mappings, the system calls, the topology and the
