@@ -2,7 +2,18 @@
 NT_TOP=${NT_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 NT_BUILD=${NT_BUILD:-$NT_TOP/build}
 NT_SRC=$NT_BUILD/src/llvm-project
-NT_CACHE=${NT_CACHE:-/var/cache/nexttouch}
+# The source tarball, ccache and the guest kernel are cached across clones
+# in /var/cache/nexttouch; a user who cannot write there (no root) gets
+# ~/.cache/nexttouch, and still reads the source tarball from
+# /var/cache/nexttouch if it is there.
+NT_SYSTEM_CACHE=/var/cache/nexttouch
+if [ -z "${NT_CACHE:-}" ]; then
+  NT_CACHE=$NT_SYSTEM_CACHE
+  if ! { [ -d $NT_CACHE ] && [ -w $NT_CACHE ]; } &&
+     ! { [ ! -e $NT_CACHE ] && [ -w "$(dirname $NT_CACHE)" ]; }; then
+    NT_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/nexttouch
+  fi
+fi
 # The LLVM release we build on: Debian 12's llvm-toolchain-22 (bookworm-security
 # ships its binaries; its orig tarball is in the main archive's pool).
 NT_LLVM_VERSION=22.1.8

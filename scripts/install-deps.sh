@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Install the Debian packages the build and the tests need (idempotent; only
-# calls apt-get when something is missing).
+# calls apt-get when something is missing).  Without root it installs
+# nothing: it names the missing packages and the apt-get line to run.
+#
+#   install-deps.sh                   what 'make' needs (the list below)
+#   install-deps.sh --only P...       just these packages (e.g. make check-dist)
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 v=$NT_LLVM_MAJOR
@@ -9,7 +13,12 @@ pkgs=(
   # component libraries and CMake package, lit/FileCheck/not/count, lld.
   clang-$v llvm-$v-dev llvm-$v-tools lld-$v libpolly-$v-dev
   # Build tools.
-  cmake ninja-build ccache python3 dpkg-dev git xz-utils
+  cmake ninja-build ccache python3 git xz-utils curl
+  # libomp's Fortran module (omp_lib.mod) and the gcc/gfortran tests:
+  # Debian's gcc and gfortran, whose programs run on our libomp.
+  gcc gfortran
+  # make install / make dist: RPATHs of the relocatable tree.
+  patchelf
   # What a standalone clang configure asks for (see LLVMConfig.cmake).
   libzstd-dev libedit-dev libxml2-dev libffi-dev libz3-dev libcurl4-openssl-dev
   # libomp's topology/migration back ends.
@@ -22,12 +31,21 @@ pkgs=(
   # resource directory) and LLVM's Archer (libarcher.so, in libomp-N-dev).
   libclang-rt-$v-dev libomp-$v-dev
 )
+if [ "${1:-}" = --only ]; then
+  shift
+  pkgs=("$@")
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "install-deps: installing ${missing[*]}" >&2
-  apt-get update -q
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+  echo "install-deps: these Debian packages are missing: ${missing[*]}" >&2
+  echo "  Install them as root (or ask your administrator to), then run make again:" >&2
+  echo "    apt-get install --no-install-recommends ${missing[*]}" >&2
+  exit 1
 fi
+echo "install-deps: installing ${missing[*]}" >&2
+apt-get update -q
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -23,14 +23,20 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 tree="$NT_SRC"
 mkdir -p "$NT_CACHE"
 
+# The orig tarball: in our cache, or read from the system's (no root).
+orig="$NT_CACHE/$NT_ORIG"
 fetch() {
-  local orig="$NT_CACHE/$NT_ORIG"
-  if [ -f "$orig" ] && echo "$NT_ORIG_SHA256  $orig" | sha256sum -c --status; then
-    return
-  fi
+  local c
+  for c in "$NT_CACHE" "$NT_SYSTEM_CACHE"; do
+    if [ -f "$c/$NT_ORIG" ] &&
+       echo "$NT_ORIG_SHA256  $c/$NT_ORIG" | sha256sum -c --status; then
+      orig="$c/$NT_ORIG"
+      return
+    fi
+  done
   # apt-get source cannot fetch it (bookworm-security has the binaries, not
   # the source package), so the orig tarball comes from the main archive's
-  # pool by URL, checked against the known SHA-256.
+  # pool by URL (no root needed), checked against the known SHA-256.
   echo "setup-source: fetching $NT_ORIG_URL" >&2
   curl -fsSL --retry 3 -o "$orig.tmp" "$NT_ORIG_URL"
   if ! echo "$NT_ORIG_SHA256  $orig.tmp" | sha256sum -c --status; then
@@ -128,7 +134,7 @@ else
   echo "setup-source: unpacking llvm-project $NT_LLVM_VERSION into $tree" >&2
   rm -rf "$tree.tmp"
   mkdir -p "$tree.tmp"
-  tar -xJf "$NT_CACHE/$NT_ORIG" -C "$tree.tmp" --strip-components=1 \
+  tar -xJf "$orig" -C "$tree.tmp" --strip-components=1 \
     $(for d in $NT_UNPACK; do echo "${NT_ORIG%.orig.tar.xz}/$d"; done)
   git -C "$tree.tmp" init -q -b upstream
   git -C "$tree.tmp" -c core.autocrlf=false add -A
