@@ -105,6 +105,7 @@ libomp: source
 	    -DOPENMP_LLVM_LIT_EXECUTABLE=$(LIT) \
 	    -DOPENMP_FILECHECK_EXECUTABLE=$(LLVM_PREFIX)/bin/FileCheck \
 	    -DOPENMP_NOT_EXECUTABLE=$(LLVM_PREFIX)/bin/not $(OMP_FORTRAN) \
+	    -DLIBOMP_INSTALL_ALIASES=OFF \
 	    >$(OMP_BUILD).configure.log 2>&1 || \
 	    { cat $(OMP_BUILD).configure.log; exit 1; }; \
 	elif [ -n "$(OMP_FORTRAN)" ] && \
@@ -170,6 +171,32 @@ toolchain: clang
 	  ln -s $(LLVM_PREFIX)/lib/clang/$(LLVM_MAJOR)/lib $(RESOURCE_DIR)/lib; fi
 	ln -sfn clang/bin $(B)/bin
 	@echo "toolchain: $(B)/bin/clang ($$($(B)/bin/clang --version | head -1))"
+
+# make install PREFIX=dir [DESTDIR=staging]: the toolchain as a relocatable
+# tree (scripts/install.sh: CMake's install of clang, its resource headers
+# and libomp with omp.h and the Fortran module, plus the shared libraries
+# they need beyond the C library, all found through $$ORIGIN RPATHs).
+# make dist: the same tree as one tarball, build/dist/$(DIST_NAME).tar.gz.
+# make check-dist (root, not part of make check): the tarball in a clean
+# Debian 12 root made by debootstrap (scripts/check-dist.sh).
+LLVM_MAJOR := $(patsubst llvm-%,%,$(notdir $(LLVM_PREFIX)))
+DIST_NAME := nexttouch-llvm$(LLVM_MAJOR)-$(shell uname -m)-linux
+DIST := $(B)/dist/$(DIST_NAME).tar.gz
+.PHONY: install dist check-dist
+install: toolchain
+	@[ -n "$(PREFIX)" ] || { echo "usage: make install PREFIX=/install/dir [DESTDIR=...]"; exit 2; }
+	DESTDIR=$(DESTDIR) bash scripts/install.sh $(abspath $(PREFIX))
+
+dist: toolchain
+	rm -rf $(B)/dist/stage
+	DESTDIR= bash scripts/install.sh $(B)/dist/stage/$(DIST_NAME)
+	tar -C $(B)/dist/stage -czf $(DIST).tmp $(DIST_NAME)
+	mv $(DIST).tmp $(DIST)
+	rm -rf $(B)/dist/stage
+	@echo "dist: $(DIST) ($$(du -h $(DIST) | cut -f1))"
+
+check-dist: dist
+	bash scripts/check-dist.sh $(DIST)
 
 # The project's tests: clang/test/OpenMP/{nexttouch,readonly}* and
 # openmp/runtime/test/nexttouch/ (with the NUMA guest tests), in one lit run.
