@@ -13,6 +13,10 @@
 #   make patches         regenerate patches/ from build/src/llvm-project's commits
 #   make check-patches   patches/ and the tree agree; the series applies to the release
 #   make check-patch-prefixes  every prefix of the series compiles what it touches
+#   make install PREFIX=dir  a relocatable toolchain (DESTDIR= honoured)
+#   make dist            the same as one tarball in build/dist/
+#   make check-dist      the tarball in a clean Debian 12 root (debootstrap; root)
+#   make libomp-only PREFIX=dir  only libomp, with gcc, no clang, no root
 #
 # See README.md.
 SHELL := /bin/bash
