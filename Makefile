@@ -126,7 +126,7 @@ libomp: source
 LIBOMP_ONLY_BUILD := $(B)/libomp-only
 LIBOMP_CC ?= gcc
 LIBOMP_CXX ?= g++
-LIBOMP_ONLY_DEPS := cmake ninja-build gcc g++ git python3 xz-utils libhwloc-dev
+LIBOMP_ONLY_DEPS := cmake ninja-build gcc g++ git python3 xz-utils curl libhwloc-dev
 .PHONY: libomp-only
 libomp-only:
 	@[ -n "$(PREFIX)" ] || { echo "usage: make libomp-only PREFIX=/install/dir"; exit 2; }
@@ -183,7 +183,6 @@ toolchain: clang
 # make dist: the same tree as one tarball, build/dist/$(DIST_NAME).tar.gz.
 # make check-dist (root, not part of make check): the tarball in a clean
 # Debian 12 root made by debootstrap (scripts/check-dist.sh).
-LLVM_MAJOR := $(patsubst llvm-%,%,$(notdir $(LLVM_PREFIX)))
 DIST_NAME := nexttouch-llvm$(LLVM_MAJOR)-$(shell uname -m)-linux
 DIST := $(B)/dist/$(DIST_NAME).tar.gz
 .PHONY: install dist check-dist
