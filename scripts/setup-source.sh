@@ -65,11 +65,12 @@ tree_ids() {
   done
 }
 
+# apply_series [K]: git am the series' patches after the first K.
 apply_series() {
   local p
   git -C "$tree" -c user.name=nexttouch -c user.email=nexttouch@localhost \
     am --abort >/dev/null 2>&1 || true
-  for p in $(series_patches); do
+  for p in $(series_patches | tail -n +$((${1:-0} + 1))); do
     if ! git -C "$tree" -c user.name=nexttouch -c user.email=nexttouch@localhost \
          -c core.whitespace=-blank-at-eol am --keep-non-patch --committer-date-is-author-date -q "$p"; then
       git -C "$tree" am --abort >/dev/null 2>&1 || true
@@ -126,11 +127,19 @@ if [ -d "$tree/.git" ]; then
     echo "  under it. Commit them and run 'make patches', or discard them." >&2
     exit 1
   fi
-  echo "setup-source: re-applying patches/ to the pristine tree" >&2
+  # Keep the commits the tree shares with the start of the series (files
+  # they alone change keep their mtimes: builds stay incremental), and
+  # re-apply the rest.
+  keep=$(paste -d' ' <(echo "$want") <(echo "$have") | awk '$1 != $2 { exit } { n++ } END { print n + 0 }')
   base=$(git -C "$tree" rev-list --max-parents=0 HEAD)
+  if [ "$keep" -gt 0 ]; then
+    base=$(git -C "$tree" rev-list --reverse "$base..HEAD" | sed -n "${keep}p")
+  fi
+  echo "setup-source: re-applying patches/ after the first $keep" >&2
   git -C "$tree" checkout -q -B upstream "$base"
   git -C "$tree" reset -q --hard "$base"
 else
+  keep=0
   echo "setup-source: unpacking llvm-project $NT_LLVM_VERSION into $tree" >&2
   rm -rf "$tree.tmp"
   mkdir -p "$tree.tmp"
@@ -143,6 +152,6 @@ else
     --date="2026-01-01T00:00:00Z"
   mv "$tree.tmp" "$tree"
 fi
-apply_series
+apply_series "$keep"
 link_overlay
 echo "setup-source: $(series_patches | wc -l) patches applied" >&2
