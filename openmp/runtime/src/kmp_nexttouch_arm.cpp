@@ -28,7 +28,11 @@
 #include <linux/mempolicy.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#ifndef MADV_COLD
+#define MADV_COLD 20 // Linux 5.4
+#endif
 #endif
 
 #if KMP_NEXTTOUCH_SUPPORTED
@@ -198,9 +202,59 @@ static int nt_cmp_range(const void *a, const void *b) {
   return x->end < y->end ? -1 : x->end > y->end;
 }
 
-// Mark (if seg is marked) and protect [a, a+len); 1 if done, else nothing
-// is changed.
+// Is transparent huge page support on at all (else smaps is not read, and
+// no huge page is split)?
+static int nt_thp_possible() {
+  static int possible = -1;
+  if (possible < 0) {
+    possible = 0;
+    int fd = open("/sys/kernel/mm/transparent_hugepage/enabled",
+                  O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      char buf[128];
+      ssize_t r = read(fd, buf, sizeof buf - 1);
+      if (r > 0) {
+        buf[r] = 0;
+        possible = !strstr(buf, "[never]");
+      }
+      close(fd);
+    }
+  }
+  return possible;
+}
+
+// Split the transparent huge pages behind the base pages [a, e) of a segment
+// of base-page units.  The kernel migrates a huge page whole, even where
+// mprotect has split its mapping into base pages (mbind and move_pages take
+// the compound page of any page they are given): a batch would carry the
+// other pages of the huge page with it, pages that other threads have
+// touched where they are or will touch later, and memory outside the request
+// (a huge page that khugepaged made of a heap buffer, its neighbours and a
+// thread's stack).  MADV_COLD splits a huge page that its range covers only in
+// part, so each aligned block gets a call of its own that leaves out the last
+// page of a whole block.  It also takes the pages off the active list (their
+// next touch puts them back) and clears their accessed bits, so khugepaged
+// does not collapse them again before they are protected (it never collapses
+// PROT_NONE pages).  A huge page that another process maps too (copy-on-write
+// after fork) is not split: neither mbind nor move_pages moves it.
+static void nt_split_huge(uintptr_t a, uintptr_t e) {
+  uintptr_t huge = (uintptr_t)1 << __kmp_nt_thp_shift;
+  while (a < e) {
+    uintptr_t next = (a & ~(huge - 1)) + huge;
+    uintptr_t stop = next < e ? next : e;
+    if (stop - a == huge)
+      stop -= __kmp_nt_page;
+    syscall(SYS_madvise, a, stop - a, MADV_COLD);
+    a = next;
+  }
+}
+
+// Split the huge pages behind base-page units (if seg has them), mark (if
+// seg is marked) and protect [a, a+len); 1 if done, else nothing is changed
+// but the split.
 static int nt_protect(const kmp_nt_segment *seg, uintptr_t a, size_t len) {
+  if (seg->shift == __kmp_nt_page_shift && nt_thp_possible())
+    nt_split_huge(a, a + len);
   if (seg->marked && !__kmp_nt_set_mark(a, len, 1))
     return 0;
   if (__kmp_nt_mprotect((void *)a, len, PROT_NONE) == 0)
@@ -436,31 +490,12 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
   }
 }
 
-// Is transparent huge page support on at all (else smaps is not read)?
-static int nt_thp_possible() {
-  static int possible = -1;
-  if (possible < 0) {
-    possible = 0;
-    int fd = open("/sys/kernel/mm/transparent_hugepage/enabled",
-                  O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      char buf[128];
-      ssize_t r = read(fd, buf, sizeof buf - 1);
-      if (r > 0) {
-        buf[r] = 0;
-        possible = !strstr(buf, "[never]");
-      }
-      close(fd);
-    }
-  }
-  return possible;
-}
-
 // Arm the part [at, e) of VMA m.  Where the VMA is backed by transparent huge
 // pages (its AnonHugePages covers every huge block of it that lies inside the
 // range), the aligned blocks are armed as units of their own: they are
 // protected, migrated (mbind) and released whole, so the kernel keeps them
-// huge.  Otherwise base pages; mprotect then splits huge mappings.
+// huge.  Otherwise base pages, and the huge pages behind them are split when
+// they are protected (nt_protect).
 static void nt_arm_vma_piece(const kmp_nt_vma *m, uintptr_t at, uintptr_t e,
                              void **pages, int *status) {
   unsigned shift = __kmp_nt_page_shift, hshift = __kmp_nt_thp_shift;
