@@ -6,7 +6,11 @@
 ! of the five vectors is then moved to the last node; "call kmp_nexttouch(v)" on each (the
 ! array form), and every page inside a thread's part (schedule(static))
 ! moves to that thread's node.  The solution is checked against the known
-! one (the right-hand side is A times it).
+! one (the right-hand side is A times it).  The vectors are heap memory
+! that transparent huge pages may back (the guest's kernel has THP
+! "always"): khugepaged can make a huge page of the end of one vector, the
+! next ones and the worker's stack before the request; the runtime splits it
+! when it arms the pages (guest_thp_split.c).
 !
 ! On the host: the program runs on this libomp without LD_LIBRARY_PATH and
 ! without libgomp.
@@ -205,9 +209,18 @@ contains
     end if
   end subroutine check
 
+  ! The vectors' pages may be in a transparent huge page (khugepaged makes
+  ! them of heap memory): move_pages moves it whole for its first page and
+  ! reports -EBUSY for a later one it has moved with it.  So ask where the
+  ! pages are, and move those that are not there again.
   subroutine to_node(v)
     real(8), target, intent(inout) :: v(:)
-    call pages_of(v, first, where, nodes - 1)
+    integer :: try
+    do try = 1, 3
+      call pages_of(v, first, where, nodes - 1)
+      call pages_of(v, first, where)
+      if (all(where == nodes - 1)) exit
+    end do
     call check(all(where == nodes - 1), 'initial move_pages')
   end subroutine to_node
 
