@@ -94,11 +94,15 @@ clang: llvm-overlay
 # compile with our clang. OPENMP_TEST_OPENMP_FLAGS is given because openmp/'s
 # detection of the test compiler caches an empty value when our clang is not
 # built yet (make libomp before make clang).  With gfortran, also libomp's
-# Fortran module (LIBOMP_FORTRAN_MODULES: omp_lib.mod, omp_lib_kinds.mod next
-# to omp.h); a build directory configured without it is reconfigured once.
+# Fortran module (omp_lib.mod, omp_lib_kinds.mod next to omp.h); a build
+# directory configured without it is reconfigured once.  The module is made
+# through LIBOMP_FORTRAN_MODULES_COMPILER (gfortran -cpp -fsyntax-only -J):
+# 22.1.8's other way, LIBOMP_FORTRAN_MODULES=ON, fails at configure time
+# (openmp/module/CMakeLists.txt sets a property of runtime/src before CMake
+# has read that directory).
 FC ?= gfortran
-OMP_FORTRAN := $(if $(shell command -v $(FC)),-DLIBOMP_FORTRAN_MODULES=ON \
-  -DCMAKE_Fortran_COMPILER=$(shell command -v $(FC)))
+OMP_FORTRAN := $(if $(shell command -v $(FC)),-DLIBOMP_FORTRAN_MODULES=OFF \
+  -DLIBOMP_FORTRAN_MODULES_COMPILER=$(shell command -v $(FC)))
 libomp: source
 	@if [ ! -f $(OMP_BUILD)/build.ninja ]; then \
 	  cmake $(CMAKE_COMMON) -S $(SRC)/openmp -B $(OMP_BUILD) \
@@ -113,7 +117,7 @@ libomp: source
 	    >$(OMP_BUILD).configure.log 2>&1 || \
 	    { cat $(OMP_BUILD).configure.log; exit 1; }; \
 	elif [ -n "$(OMP_FORTRAN)" ] && \
-	     ! grep -q '^LIBOMP_FORTRAN_MODULES:BOOL=ON' $(OMP_BUILD)/CMakeCache.txt; then \
+	     ! grep -q '^LIBOMP_FORTRAN_MODULES_COMPILER:.*=.' $(OMP_BUILD)/CMakeCache.txt; then \
 	  cmake $(OMP_FORTRAN) $(OMP_BUILD) >$(OMP_BUILD).configure.log 2>&1 || \
 	    { cat $(OMP_BUILD).configure.log; exit 1; }; fi
 	ninja -C $(OMP_BUILD) -j$(JOBS) omp $(if $(OMP_FORTRAN),libomp-mod)
