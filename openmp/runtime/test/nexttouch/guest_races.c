@@ -105,24 +105,6 @@ static int mech(void) {
   return 0;
 }
 
-static long anon_huge_kb(void *addr) {
-  FILE *f = fopen("/proc/self/smaps", "r");
-  char line[256];
-  int in = 0;
-  long kb = -1;
-  while (f && fgets(line, sizeof line, f)) {
-    unsigned long s, e;
-    if (line[0] != ' ' && sscanf(line, "%lx-%lx ", &s, &e) == 2 &&
-        strchr(line, '-') < strchr(line, ' '))
-      in = (uintptr_t)addr >= s && (uintptr_t)addr < e;
-    else if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
-      break;
-  }
-  if (f)
-    fclose(f);
-  return kb;
-}
-
 static int thp(void) {
   const size_t H = 2 << 20, NH = 8;
   char *raw = (char *)mmap(NULL, (NH + 1) * H, PROT_READ | PROT_WRITE,
@@ -134,7 +116,7 @@ static int thp(void) {
   for (size_t i = 0; i < NH * H; i += 64)
     a[i] = (char)(i >> 6);
   mbind(a, NH * H, MPOL_DEFAULT, NULL, 0, 0);
-  long before = anon_huge_kb(a);
+  long before = nt_anon_huge_kb(a);
   NT_CHECK(before == (long)(NH * H >> 10), "AnonHugePages %ld kB before",
            before);
   int cpu[NH];
@@ -145,7 +127,7 @@ static int thp(void) {
     for (size_t i = 0; i < H; i += pg)
       a[h * H + i + 1] += 1;
   }
-  long after = anon_huge_kb(a);
+  long after = nt_anon_huge_kb(a);
   kmp_nexttouch_counters_t c = nt_counters();
   NT_CHECK(after == before, "AnonHugePages %ld kB -> %ld kB", before, after);
   NT_CHECK(c.faults == NH && c.batches == NH, "faults %llu batches %llu",

@@ -36,24 +36,6 @@
 
 enum { HP = 512 }; // pages of a huge page (4 KB pages, 2 MB huge pages)
 
-static long anon_huge_kb(void *addr) {
-  FILE *f = fopen("/proc/self/smaps", "r");
-  char line[256];
-  int in = 0;
-  long kb = -1;
-  while (f && fgets(line, sizeof line, f)) {
-    unsigned long s, e;
-    if (sscanf(line, "%lx-%lx ", &s, &e) == 2 &&
-        strchr(line, '-') < strchr(line, ' '))
-      in = (uintptr_t)addr >= s && (uintptr_t)addr < e;
-    else if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
-      break;
-  }
-  if (f)
-    fclose(f);
-  return kb;
-}
-
 // 1 if the page at p is part of a huge page (KPF_THP in /proc/kpageflags,
 // root only: the guest runs the test as root), 0 if not, -1 if unknown.
 static int is_thp(void *p) {
@@ -102,10 +84,11 @@ static int child(const char *cas, const char *name) {
     // entries (AnonHugePages no longer counts it).
     mprotect(h + 100 * pg, pg, PROT_READ);
     mprotect(h + 100 * pg, pg, PROT_READ | PROT_WRITE);
-    NT_CHECK(anon_huge_kb(h) == 0, "PMD still mapped: %ld kB", anon_huge_kb(h));
+    NT_CHECK(nt_anon_huge_kb(h) == 0, "PMD still mapped: %ld kB",
+             nt_anon_huge_kb(h));
   } else {
-    NT_CHECK(anon_huge_kb(h) >= (long)(H >> 10), "no huge page: %ld kB",
-             anon_huge_kb(h));
+    NT_CHECK(nt_anon_huge_kb(h) >= (long)(H >> 10), "no huge page: %ld kB",
+             nt_anon_huge_kb(h));
   }
   NT_CHECK(is_thp(h + 200 * pg) != 0, "page 200 is not in a huge page");
   // Requested pages [lo, hi) of the huge page.

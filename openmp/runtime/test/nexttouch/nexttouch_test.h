@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <omp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,25 @@ static long nt_pagesize(void) { return sysconf(_SC_PAGESIZE); }
 
 // Anonymous read-write memory without transparent huge pages (tests that want
 // THP ask for it explicitly).
+// The AnonHugePages of the mapping that holds addr (kB), -1 if not found.
+static long nt_anon_huge_kb(void *addr) {
+  FILE *f = fopen("/proc/self/smaps", "r");
+  char line[256];
+  int in = 0;
+  long kb = -1;
+  while (f && fgets(line, sizeof line, f)) {
+    unsigned long s, e;
+    if (line[0] != ' ' && sscanf(line, "%lx-%lx ", &s, &e) == 2 &&
+        strchr(line, '-') < strchr(line, ' '))
+      in = (uintptr_t)addr >= s && (uintptr_t)addr < e;
+    else if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+      break;
+  }
+  if (f)
+    fclose(f);
+  return kb;
+}
+
 static char *nt_map(size_t bytes) {
   char *p = (char *)mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

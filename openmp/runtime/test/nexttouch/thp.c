@@ -11,23 +11,6 @@
 #include "nexttouch_test.h"
 #include <stdint.h>
 
-static long anon_huge_kb(void *addr) {
-  FILE *f = fopen("/proc/self/smaps", "r");
-  char line[256];
-  int in = 0;
-  long kb = -1;
-  while (f && fgets(line, sizeof line, f)) {
-    unsigned long s, e;
-    if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, '-') < strchr(line, ' '))
-      in = (uintptr_t)addr >= s && (uintptr_t)addr < e;
-    else if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
-      break;
-  }
-  if (f)
-    fclose(f);
-  return kb;
-}
-
 int main(int argc, char **argv) {
   int thp = !strcmp(argv[1], "thp");
   const size_t H = 2 << 20, NH = 8;
@@ -37,7 +20,7 @@ int main(int argc, char **argv) {
   madvise(a, NH * H, MADV_HUGEPAGE);
   for (size_t i = 0; i < NH * H; i += 64)
     a[i] = (char)(i >> 6);
-  long before = anon_huge_kb(a);
+  long before = nt_anon_huge_kb(a);
   if (before < (long)(NH * H >> 10)) {
     NT_CHECK(0, "THP is enabled, but the kernel gave %ld kB of huge pages",
              before);
@@ -51,7 +34,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < H; i += pg)
       a[h * H + i + 1] += 1;
   kmp_nexttouch_counters_t c = nt_counters();
-  long after = anon_huge_kb(a);
+  long after = nt_anon_huge_kb(a);
   NT_CHECK(c.pages_armed == NH * H / pg - 2, "armed %llu",
            (unsigned long long)c.pages_armed);
   NT_CHECK(c.pages_already_local == c.pages_armed, "handled %llu",
