@@ -23,7 +23,7 @@
 
 #include <errno.h>
 #include <string.h>
-#if KMP_NEXTTOUCH_SUPPORTED
+#if KMP_PAGETRAP_SUPPORTED
 #include <fcntl.h>
 #include <linux/mempolicy.h>
 #include <pthread.h>
@@ -35,41 +35,55 @@
 #endif
 #endif
 
-#if KMP_NEXTTOUCH_SUPPORTED
+#if KMP_PAGETRAP_SUPPORTED
 
 kmp_uint64 __kmp_nt_forks = 0;
 
 void __kmp_nt_free_segment(kmp_nt_segment *seg) {
   if (seg->state)
-    __kmp_nt_private_free(seg->state, seg->state_bytes);
+    __kmp_pt_private_free(seg->state, seg->state_bytes);
   if (seg->items)
-    __kmp_nt_private_free(seg->items, seg->items_bytes);
-  __kmp_nt_private_free(seg, sizeof(kmp_nt_segment));
+    __kmp_pt_private_free(seg->items, seg->items_bytes);
+  __kmp_pt_private_free(seg, sizeof(kmp_nt_segment));
 }
 
 // ---------------------------------------------------------------------------
-// What is never armed: libomp's thread stacks and the engine's own memory.
+// What is never armed: libomp's thread stacks and the engines' own memory.
 // They are anonymous read-write memory that the kernel may have placed in the
 // hole of a range freed since its request, or merged into the VMA of a heap
 // buffer.
 
-struct nt_interval {
-  uintptr_t start, end;
-};
-
 static int nt_cmp_interval(const void *a, const void *b) {
-  uintptr_t x = ((const nt_interval *)a)->start,
-            y = ((const nt_interval *)b)->start;
+  uintptr_t x = ((const kmp_pt_range *)a)->start,
+            y = ((const kmp_pt_range *)b)->start;
   return x < y ? -1 : x > y;
 }
 
+int __kmp_nt_segment_ranges(kmp_pt_range *out, int max) {
+  uintptr_t pg = (uintptr_t)__kmp_pt_page;
+  int k = 0;
+  for (int i = 0; i < __kmp_nt_table.hwm && k + 3 <= max; i++) {
+    kmp_nt_segment *s = __kmp_nt_table.slot[i];
+    if (!s)
+      continue;
+    out[k++] = {(uintptr_t)s,
+                (uintptr_t)s + ((sizeof(*s) + pg - 1) & ~(pg - 1))};
+    out[k++] = {(uintptr_t)s->state, (uintptr_t)s->state + s->state_bytes};
+    if (s->items)
+      out[k++] = {(uintptr_t)s->items,
+                  (uintptr_t)s->items +
+                      ((s->items_bytes + pg - 1) & ~(pg - 1))};
+  }
+  return k;
+}
+
 // Sorted; *n receives the count (allocated with __kmp_allocate).
-static nt_interval *nt_exclusions(int *n) {
-  int cap = 3 * KMP_NT_MAX_SEGMENTS + __kmp_threads_capacity + 1 +
-            __kmp_ro_private_max(),
-      k = 0;
-  nt_interval *x = (nt_interval *)__kmp_allocate(sizeof(nt_interval) * cap);
-  uintptr_t pg = (uintptr_t)__kmp_nt_page;
+static kmp_pt_range *nt_exclusions(int *n) {
+  kmp_pt_range *priv = NULL;
+  int npriv = __kmp_pt_private_ranges(KMP_PT_NEXTTOUCH, &priv);
+  int cap = 3 * KMP_NT_MAX_SEGMENTS + __kmp_threads_capacity + npriv, k = 0;
+  kmp_pt_range *x = (kmp_pt_range *)__kmp_allocate(sizeof(kmp_pt_range) * cap);
+  uintptr_t pg = (uintptr_t)__kmp_pt_page;
   for (int i = 0; i < __kmp_threads_capacity && k < cap; i++) {
     kmp_info_t *th = __kmp_threads ? __kmp_threads[i] : NULL;
     if (!th)
@@ -96,36 +110,15 @@ static nt_interval *nt_exclusions(int *n) {
     x[k].start = (bottom & ~(pg - 1)) - ((guard + pg - 1) & ~(pg - 1));
     x[k++].end = (top + pg - 1) & ~(pg - 1);
   }
-  for (int i = 0; i < __kmp_nt_table_hwm && k + 3 <= cap; i++) {
-    kmp_nt_segment *s = __kmp_nt_table[i];
-    if (!s)
-      continue;
-    x[k].start = (uintptr_t)s;
-    x[k++].end = (uintptr_t)s + ((sizeof(*s) + pg - 1) & ~(pg - 1));
-    x[k].start = (uintptr_t)s->state;
-    x[k++].end = (uintptr_t)s->state + s->state_bytes;
-    if (s->items) {
-      x[k].start = (uintptr_t)s->items;
-      x[k++].end = (uintptr_t)s->items + ((s->items_bytes + pg - 1) & ~(pg - 1));
-    }
+  k += __kmp_nt_segment_ranges(x + k, cap - k);
+  // The layer's and the other engines' memory (readonly's fault path writes
+  // its items and replicas).
+  for (int i = 0; i < npriv && k < cap; i++) {
+    x[k].start = priv[i].start;
+    x[k++].end = priv[i].end;
   }
-  uintptr_t tab, tab_end;
-  if (__kmp_nt_private_table(&tab, &tab_end) && k < cap) {
-    x[k].start = tab;
-    x[k++].end = tab_end;
-  }
-  // The readonly engine's items and replicas (its fault path writes them).
-  if (TCR_4(__kmp_ro_live)) {
-    kmp_nt_range *ro = (kmp_nt_range *)__kmp_allocate(
-        sizeof(kmp_nt_range) * __kmp_ro_private_max());
-    int nro = __kmp_ro_private_ranges(ro, __kmp_ro_private_max());
-    for (int i = 0; i < nro && k < cap; i++) {
-      x[k].start = ro[i].start;
-      x[k++].end = ro[i].end;
-    }
-    __kmp_free(ro);
-  }
-  qsort(x, k, sizeof(nt_interval), nt_cmp_interval);
+  __kmp_free(priv);
+  qsort(x, k, sizeof(kmp_pt_range), nt_cmp_interval);
   *n = k;
   return x;
 }
@@ -133,7 +126,7 @@ static nt_interval *nt_exclusions(int *n) {
 // ---------------------------------------------------------------------------
 // Stale units: armed pages are PROT_NONE.  Where the VMA over an armed unit is
 // now something else (the program unmapped it, mapped something new there,
-// or changed its protection, with calls the wrappers of kmp_nexttouch_mm.cpp
+// or changed its protection, with calls the wrappers of kmp_pagetrap_mm.cpp
 // did not see), the unit is no longer the engine's: it is dropped without
 // touching the mapping's protection, and counted in pages_disarmed (every
 // armed page is counted once: migrated, local, touched serially, disarmed,
@@ -141,9 +134,9 @@ static nt_interval *nt_exclusions(int *n) {
 // whenever the engine reads the VMAs anyway (arming) and before it restores
 // protections outside the fault path (disarming, shutdown).
 
-static void nt_drop_stale(const kmp_nt_vma *v, int n) {
-  for (int i = 0; i < __kmp_nt_table_hwm; i++) {
-    kmp_nt_segment *s = __kmp_nt_table[i];
+static void nt_drop_stale(const kmp_pt_vma *v, int n) {
+  for (int i = 0; i < __kmp_nt_table.hwm; i++) {
+    kmp_nt_segment *s = __kmp_nt_table.slot[i];
     if (!s || !__atomic_load_n(&s->armed_units, __ATOMIC_ACQUIRE))
       continue;
     int j = 0, jm = -1, jmarked = 0;
@@ -177,17 +170,17 @@ static void nt_drop_stale(const kmp_nt_vma *v, int n) {
         if (s->marked && j < n && v[j].start <= a && __kmp_nt_marked(a))
           __kmp_nt_set_mark(a, b - a, 0);
         __kmp_nt_done(s, u, 1);
-        KMP_NT_ADD(pages_disarmed, __kmp_nt_unit_pages(s));
+        KMP_PT_ADD(pages_disarmed, __kmp_nt_unit_pages(s));
       }
     }
   }
 }
 
 // Reads the VMAs and drops stale units; returns the VMAs (or NULL).
-kmp_nt_vma *__kmp_nt_check_armed(int *n, int smaps) {
-  kmp_nt_vma *vmas = NULL;
-  *n = __kmp_nt_read_maps(&vmas, smaps);
-  if (*n >= 0 && TCR_4(__kmp_nexttouch_armed))
+kmp_pt_vma *__kmp_nt_check_armed(int *n, int smaps) {
+  kmp_pt_vma *vmas = NULL;
+  *n = __kmp_pt_read_maps(&vmas, smaps);
+  if (*n >= 0 && __kmp_nt_armed())
     nt_drop_stale(vmas, *n);
   return vmas;
 }
@@ -196,7 +189,7 @@ kmp_nt_vma *__kmp_nt_check_armed(int *n, int smaps) {
 // Arming
 
 static int nt_cmp_range(const void *a, const void *b) {
-  const kmp_nt_range *x = (const kmp_nt_range *)a, *y = (const kmp_nt_range *)b;
+  const kmp_pt_range *x = (const kmp_pt_range *)a, *y = (const kmp_pt_range *)b;
   if (x->start != y->start)
     return x->start < y->start ? -1 : 1;
   return x->end < y->end ? -1 : x->end > y->end;
@@ -238,12 +231,12 @@ static int nt_thp_possible() {
 // PROT_NONE pages).  A huge page that another process maps too (copy-on-write
 // after fork) is not split: neither mbind nor move_pages moves it.
 static void nt_split_huge(uintptr_t a, uintptr_t e) {
-  uintptr_t huge = (uintptr_t)1 << __kmp_nt_thp_shift;
+  uintptr_t huge = (uintptr_t)1 << __kmp_pt_thp_shift;
   while (a < e) {
     uintptr_t next = (a & ~(huge - 1)) + huge;
     uintptr_t stop = next < e ? next : e;
     if (stop - a == huge)
-      stop -= __kmp_nt_page;
+      stop -= __kmp_pt_page;
     syscall(SYS_madvise, a, stop - a, MADV_COLD);
     a = next;
   }
@@ -253,11 +246,11 @@ static void nt_split_huge(uintptr_t a, uintptr_t e) {
 // seg is marked) and protect [a, a+len); 1 if done, else nothing is changed
 // but the split.
 static int nt_protect(const kmp_nt_segment *seg, uintptr_t a, size_t len) {
-  if (seg->shift == __kmp_nt_page_shift && nt_thp_possible())
+  if (seg->shift == __kmp_pt_page_shift && nt_thp_possible())
     nt_split_huge(a, a + len);
   if (seg->marked && !__kmp_nt_set_mark(a, len, 1))
     return 0;
-  if (__kmp_nt_mprotect((void *)a, len, PROT_NONE) == 0)
+  if (__kmp_pt_mprotect((void *)a, len, PROT_NONE) == 0)
     return 1;
   if (seg->marked)
     __kmp_nt_set_mark(a, len, 0);
@@ -272,7 +265,7 @@ static int nt_protect(const kmp_nt_segment *seg, uintptr_t a, size_t len) {
 static void nt_cow_pages(const kmp_nt_segment *seg, void *const *pages, int k,
                          unsigned char *cow) {
   memset(cow, 0, k);
-  if (__kmp_nt_mech != kmp_nt_mech_mbind && seg->shift == __kmp_nt_page_shift)
+  if (__kmp_nt_mech != kmp_pt_mech_mbind && seg->shift == __kmp_pt_page_shift)
     return;
   int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -280,10 +273,10 @@ static void nt_cow_pages(const kmp_nt_segment *seg, void *const *pages, int k,
   enum { RUN = 512 };
   kmp_uint64 ent[RUN];
   for (int i = 0; i < k;) {
-    uintptr_t pn = (uintptr_t)pages[i] >> __kmp_nt_page_shift;
+    uintptr_t pn = (uintptr_t)pages[i] >> __kmp_pt_page_shift;
     int e = i + 1;
     while (e < k && e - i < RUN &&
-           ((uintptr_t)pages[e] >> __kmp_nt_page_shift) == pn + (e - i))
+           ((uintptr_t)pages[e] >> __kmp_pt_page_shift) == pn + (e - i))
       e++;
     ssize_t r = pread(fd, ent, sizeof(kmp_uint64) * (e - i),
                       (off_t)(pn * sizeof(kmp_uint64)));
@@ -295,36 +288,36 @@ static void nt_cow_pages(const kmp_nt_segment *seg, void *const *pages, int k,
   close(fd);
 }
 
-// Give seg a copy of the requested items that meet it (__kmp_nt_items is
+// Give seg a copy of the requested items that meet it (the requests' items are
 // sorted by then); the fault path reads it, so it gets a mapping of its own.
 static void nt_attach_items(kmp_nt_segment *seg) {
   int first = -1, n = 0;
-  for (int i = 0; i < __kmp_nt_nitems; i++)
-    if (__kmp_nt_items[i].start < seg->end && __kmp_nt_items[i].end > seg->base) {
+  for (int i = 0; i < __kmp_nt_requests.nitems; i++)
+    if (__kmp_nt_requests.items[i].start < seg->end &&
+        __kmp_nt_requests.items[i].end > seg->base) {
       if (first < 0)
         first = i;
       n = i - first + 1;
     }
   if (!n)
     return;
-  size_t bytes = sizeof(kmp_nt_range) * n;
-  kmp_nt_range *items = (kmp_nt_range *)__kmp_nt_private_alloc(bytes);
+  size_t bytes = sizeof(kmp_pt_range) * n;
+  kmp_pt_range *items = (kmp_pt_range *)__kmp_pt_private_alloc(bytes);
   if (!items)
     return; // batches then stop at the segment's ends only
-  memcpy(items, &__kmp_nt_items[first], bytes);
+  memcpy(items, &__kmp_nt_requests.items[first], bytes);
   seg->items = items;
   seg->items_bytes = bytes;
   seg->nitems = n;
 }
 
 // Arm [start, end) (unit aligned, read-write, one VMA's worth at most).
-static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
-                         int shared, void **pages, int *status,
-                         unsigned shift) {
+static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot, int shared,
+                         void **pages, int *status, unsigned shift) {
   kmp_nt_segment *seg =
-      (kmp_nt_segment *)__kmp_nt_private_alloc(sizeof(kmp_nt_segment));
+      (kmp_nt_segment *)__kmp_pt_private_alloc(sizeof(kmp_nt_segment));
   if (!seg) {
-    KMP_NT_ADD(fail_arm, (end - start) >> __kmp_nt_page_shift);
+    KMP_PT_ADD(fail_arm, (end - start) >> __kmp_pt_page_shift);
     return;
   }
   seg->base = start;
@@ -335,16 +328,16 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
   seg->armed_at = __kmp_nt_forks;
   seg->nunits = (end - start) >> seg->shift;
   seg->state_bytes =
-      (seg->nunits + __kmp_nt_page - 1) & ~((size_t)__kmp_nt_page - 1);
-  seg->state = (unsigned char *)__kmp_nt_private_alloc(seg->state_bytes);
+      (seg->nunits + __kmp_pt_page - 1) & ~((size_t)__kmp_pt_page - 1);
+  seg->state = (unsigned char *)__kmp_pt_private_alloc(seg->state_bytes);
   if (!seg->state) {
-    KMP_NT_ADD(fail_arm, (end - start) >> __kmp_nt_page_shift);
+    KMP_PT_ADD(fail_arm, (end - start) >> __kmp_pt_page_shift);
     __kmp_nt_free_segment(seg);
     return;
   }
   nt_attach_items(seg);
   seg->pol_mode = MPOL_DEFAULT;
-  if (__kmp_nt_get_mempolicy(&seg->pol_mode, seg->pol_mask, KMP_NT_MAXNODE,
+  if (__kmp_pt_get_mempolicy(&seg->pol_mode, seg->pol_mask, KMP_PT_MAXNODE,
                              (void *)start, MPOL_F_ADDR) != 0)
     seg->pol_mode = MPOL_DEFAULT;
   // A range with a policy of its own keeps it while armed (not marked).
@@ -360,7 +353,7 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
       pages[i] = (void *)(start + ((u + i) << seg->shift));
       status[i] = -ENOENT;
     }
-    if (__kmp_nt_move_pages(k, pages, NULL, status, 0) != 0)
+    if (__kmp_pt_move_pages(k, pages, NULL, status, 0) != 0)
       for (size_t i = 0; i < k; i++)
         status[i] = KMP_NT_NODE_UNKNOWN;
     unsigned char cow[CHUNK];
@@ -370,31 +363,23 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
         seg->state[u + i] = KMP_NT_DONE;
         absent++;
       } else {
-        int nd = status[i] < KMP_NT_NODE_UNKNOWN ? status[i] : KMP_NT_NODE_UNKNOWN;
+        int nd =
+            status[i] < KMP_NT_NODE_UNKNOWN ? status[i] : KMP_NT_NODE_UNKNOWN;
         seg->state[u + i] =
             (unsigned char)(KMP_NT_ARMED | nd | (cow[i] ? KMP_NT_COW : 0));
         armed++;
       }
     }
   }
-  KMP_NT_ADD(pages_not_present, absent * __kmp_nt_unit_pages(seg));
-  int slot = -1;
-  for (int i = 0; armed && i < KMP_NT_MAX_SEGMENTS; i++)
-    if (!__kmp_nt_table[i]) {
-      slot = i;
-      break;
-    }
-  if (slot < 0) {
-    KMP_NT_ADD(fail_arm, armed * __kmp_nt_unit_pages(seg));
+  KMP_PT_ADD(pages_not_present, absent * __kmp_nt_unit_pages(seg));
+  // Publish, then protect: a fault always finds its segment.
+  seg->armed_units = armed;
+  if (!armed || __kmp_nt_table.publish(seg) < 0) {
+    KMP_PT_ADD(fail_arm, armed * __kmp_nt_unit_pages(seg));
     __kmp_nt_free_segment(seg);
     return;
   }
-  // Publish, then protect: a fault always finds its segment.
-  seg->armed_units = armed;
-  __atomic_store_n(&__kmp_nt_table[slot], seg, __ATOMIC_RELEASE);
-  if (slot >= __kmp_nt_table_hwm)
-    __atomic_store_n(&__kmp_nt_table_hwm, slot + 1, __ATOMIC_RELEASE);
-  TCW_4(__kmp_nexttouch_armed, 1);
+  __kmp_pt_set_watched(KMP_PT_NEXTTOUCH, 1);
   for (size_t u = 0; u < seg->nunits;) {
     if (!(seg->state[u] & KMP_NT_ARMED)) {
       u++;
@@ -407,19 +392,19 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot,
       for (size_t i = u; i < e; i++)
         seg->state[i] = KMP_NT_DONE;
       __atomic_fetch_sub(&seg->armed_units, e - u, __ATOMIC_RELEASE);
-      KMP_NT_ADD(fail_arm, (e - u) * __kmp_nt_unit_pages(seg));
+      KMP_PT_ADD(fail_arm, (e - u) * __kmp_nt_unit_pages(seg));
       armed -= e - u;
     }
     u = e;
   }
-  KMP_NT_ADD(pages_armed, armed * __kmp_nt_unit_pages(seg));
+  KMP_PT_ADD(pages_armed, armed * __kmp_nt_unit_pages(seg));
 }
 
 // Arm again the units of a live segment in [start, stop) that are done
 // (touched, disarmed or dropped): those that lie in one VMA with the
 // segment's protection, outside the exclusions, and are populated.
 static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
-                     const kmp_nt_vma *v, int nv, const nt_interval *x, int nx,
+                     const kmp_pt_vma *v, int nv, const kmp_pt_range *x, int nx,
                      void **pages, int *status) {
   uintptr_t usz = (uintptr_t)1 << seg->shift;
   size_t lo = (start - seg->base) >> seg->shift;
@@ -451,7 +436,7 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
     }
     if (!k)
       continue;
-    if (__kmp_nt_move_pages(k, pages, NULL, status, 0) != 0)
+    if (__kmp_pt_move_pages(k, pages, NULL, status, 0) != 0)
       for (int i = 0; i < k; i++)
         status[i] = KMP_NT_NODE_UNKNOWN;
     unsigned char cow[CHUNK];
@@ -464,7 +449,8 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
       }
       int e = i;
       for (; e < k && status[e] >= 0 && cand[e] == cand[i] + (e - i); e++) {
-        int nd = status[e] < KMP_NT_NODE_UNKNOWN ? status[e] : KMP_NT_NODE_UNKNOWN;
+        int nd =
+            status[e] < KMP_NT_NODE_UNKNOWN ? status[e] : KMP_NT_NODE_UNKNOWN;
         __atomic_fetch_add(&seg->armed_units, 1, __ATOMIC_ACQ_REL);
         __atomic_store_n(
             &seg->state[cand[e]],
@@ -476,7 +462,7 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
           seg->state[cand[t]] = KMP_NT_CLAIMED;
           __kmp_nt_done(seg, cand[t], 1);
         }
-        KMP_NT_ADD(fail_arm, (e - i) * __kmp_nt_unit_pages(seg));
+        KMP_PT_ADD(fail_arm, (e - i) * __kmp_nt_unit_pages(seg));
       } else {
         armed += e - i;
       }
@@ -485,8 +471,8 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
   }
   if (armed) {
     seg->armed_at = __kmp_nt_forks;
-    TCW_4(__kmp_nexttouch_armed, 1);
-    KMP_NT_ADD(pages_armed, armed * __kmp_nt_unit_pages(seg));
+    __kmp_pt_set_watched(KMP_PT_NEXTTOUCH, 1);
+    KMP_PT_ADD(pages_armed, armed * __kmp_nt_unit_pages(seg));
   }
 }
 
@@ -496,9 +482,9 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
 // protected, migrated (mbind) and released whole, so the kernel keeps them
 // huge.  Otherwise base pages, and the huge pages behind them are split when
 // they are protected (nt_protect).
-static void nt_arm_vma_piece(const kmp_nt_vma *m, uintptr_t at, uintptr_t e,
+static void nt_arm_vma_piece(const kmp_pt_vma *m, uintptr_t at, uintptr_t e,
                              void **pages, int *status) {
-  unsigned shift = __kmp_nt_page_shift, hshift = __kmp_nt_thp_shift;
+  unsigned shift = __kmp_pt_page_shift, hshift = __kmp_pt_thp_shift;
   uintptr_t huge = (uintptr_t)1 << hshift;
   uintptr_t a = (at + huge - 1) & ~(huge - 1), b = e & ~(huge - 1);
   uintptr_t va = (m->start + huge - 1) & ~(huge - 1), vb = m->end & ~(huge - 1);
@@ -514,8 +500,8 @@ static void nt_arm_vma_piece(const kmp_nt_vma *m, uintptr_t at, uintptr_t e,
 }
 
 // Arm [at, stop) of VMA m minus the exclusions.
-static void nt_arm_in_vma(const kmp_nt_vma *m, uintptr_t at, uintptr_t stop,
-                          const nt_interval *x, int nx, void **pages,
+static void nt_arm_in_vma(const kmp_pt_vma *m, uintptr_t at, uintptr_t stop,
+                          const kmp_pt_range *x, int nx, void **pages,
                           int *status) {
   for (int i = 0; i < nx && at < stop; i++) {
     if (x[i].end <= at || x[i].start >= stop)
@@ -523,8 +509,8 @@ static void nt_arm_in_vma(const kmp_nt_vma *m, uintptr_t at, uintptr_t stop,
     if (x[i].start > at)
       nt_arm_vma_piece(m, at, x[i].start, pages, status);
     uintptr_t skip_end = x[i].end < stop ? x[i].end : stop;
-    KMP_NT_ADD(fail_arm, (skip_end - (x[i].start > at ? x[i].start : at)) >>
-                             __kmp_nt_page_shift);
+    KMP_PT_ADD(fail_arm, (skip_end - (x[i].start > at ? x[i].start : at)) >>
+                             __kmp_pt_page_shift);
     at = skip_end;
   }
   if (at < stop)
@@ -535,32 +521,34 @@ static void nt_arm_in_vma(const kmp_nt_vma *m, uintptr_t at, uintptr_t stop,
 // range unmapped, made read-only or re-mapped since its request is skipped
 // (fail_arm), and so are libomp's stacks and the engine's memory in it.
 void __kmp_nt_arm_pending() {
-  kmp_uint64 t0 = __kmp_nt_now_ns();
-  __kmp_nt_install_handler();
-  qsort(__kmp_nt_items, __kmp_nt_nitems, sizeof(kmp_nt_range), nt_cmp_range);
+  kmp_uint64 t0 = __kmp_pt_now_ns();
+  __kmp_pt_install_handler();
+  qsort(__kmp_nt_requests.items, __kmp_nt_requests.nitems, sizeof(kmp_pt_range),
+        nt_cmp_range);
   // smaps (AnonHugePages) only if some pending range holds two huge blocks.
   int want_thp = 0;
   if (__kmp_nexttouch_thp && nt_thp_possible())
-    for (int r = 0; r < __kmp_nt_npending; r++)
-      if (__kmp_nt_pending[r].end - __kmp_nt_pending[r].start >=
-          ((uintptr_t)2 << __kmp_nt_thp_shift))
+    for (int r = 0; r < __kmp_nt_requests.nranges; r++)
+      if (__kmp_nt_requests.ranges[r].end - __kmp_nt_requests.ranges[r].start >=
+          ((uintptr_t)2 << __kmp_pt_thp_shift))
         want_thp = 1;
   int nvmas;
-  kmp_nt_vma *vmas = __kmp_nt_check_armed(&nvmas, want_thp);
+  kmp_pt_vma *vmas = __kmp_nt_check_armed(&nvmas, want_thp);
   int nx = 0;
-  nt_interval *x = nt_exclusions(&nx);
+  kmp_pt_range *x = nt_exclusions(&nx);
   void **pages = (void **)__kmp_allocate(sizeof(void *) * 1024);
   int *status = (int *)__kmp_allocate(sizeof(int) * 1024);
-  __atomic_fetch_add(&__kmp_nt_gen, 1, __ATOMIC_ACQ_REL);
-  for (int r = 0; r < __kmp_nt_npending; r++) {
-    uintptr_t start = __kmp_nt_pending[r].start, end = __kmp_nt_pending[r].end;
+  __kmp_nt_table.bump();
+  for (int r = 0; r < __kmp_nt_requests.nranges; r++) {
+    uintptr_t start = __kmp_nt_requests.ranges[r].start,
+              end = __kmp_nt_requests.ranges[r].end;
     // Pages of a live segment are armed again inside it (those touched
     // since, or dropped as stale); pages still armed stay as they are.
     while (start < end) {
       uintptr_t stop = end;
       kmp_nt_segment *in = NULL;
-      for (int i = 0; i < __kmp_nt_table_hwm; i++) {
-        kmp_nt_segment *s = __kmp_nt_table[i];
+      for (int i = 0; i < __kmp_nt_table.hwm; i++) {
+        kmp_nt_segment *s = __kmp_nt_table.slot[i];
         if (!s || s->end <= start || s->base >= stop)
           continue;
         if (s->base <= start) {
@@ -580,7 +568,7 @@ void __kmp_nt_arm_pending() {
             continue;
           if (vmas[i].start > at) {
             uintptr_t hole = vmas[i].start < stop ? vmas[i].start : stop;
-            KMP_NT_ADD(fail_arm, (hole - at) >> __kmp_nt_page_shift);
+            KMP_PT_ADD(fail_arm, (hole - at) >> __kmp_pt_page_shift);
             at = hole;
             if (at >= stop)
               break;
@@ -591,25 +579,23 @@ void __kmp_nt_arm_pending() {
               !(vmas[i].prot & PROT_EXEC) && !vmas[i].stack)
             nt_arm_in_vma(&vmas[i], at, e, x, nx, pages, status);
           else
-            KMP_NT_ADD(fail_arm, (e - at) >> __kmp_nt_page_shift);
+            KMP_PT_ADD(fail_arm, (e - at) >> __kmp_pt_page_shift);
           at = e;
         }
         if (at < stop)
-          KMP_NT_ADD(fail_arm, (stop - at) >> __kmp_nt_page_shift);
+          KMP_PT_ADD(fail_arm, (stop - at) >> __kmp_pt_page_shift);
       }
       start = stop;
     }
   }
-  __kmp_nt_npending = 0;
-  __kmp_nt_nitems = 0;
-  TCW_4(__kmp_nexttouch_pending, 0);
-  KMP_NT_ADD(arms, 1);
+  __kmp_nt_request_clear();
+  KMP_PT_ADD(arms, 1);
   __kmp_free(pages);
   __kmp_free(status);
   __kmp_free(x);
   if (vmas)
     __kmp_free(vmas);
-  KMP_NT_ADD(arm_ns, __kmp_nt_now_ns() - t0);
+  KMP_PT_ADD(arm_ns, __kmp_pt_now_ns() - t0);
 }
 
-#endif // KMP_NEXTTOUCH_SUPPORTED
+#endif // KMP_PAGETRAP_SUPPORTED

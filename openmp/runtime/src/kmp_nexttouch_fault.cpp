@@ -1,5 +1,7 @@
 /*
- * kmp_nexttouch_fault.cpp -- affinity-on-next-touch: the SIGSEGV handler.
+ * kmp_nexttouch_fault.cpp -- affinity-on-next-touch: a fault on an armed
+ * page (the engine's fault hook), and the buffers of system calls (its
+ * buffer hook).
  *
  * RUNS IN THE SIGSEGV HANDLER: async-signal-safe code only -- no locks, no
  * allocation, no stdio, no libomp data structures (a request may have armed
@@ -13,11 +15,10 @@
  * where it is -- restores the protection and releases the units.  Threads
  * faulting on a claimed unit wait for its release.  Armed pages the program
  * moved (mremap) are known by the engine's mark and opened where they are.
- * Faults that are not ours (a unit whose page lacks the mark included) go
- * to the handler that was installed before ours, or end the process.
- * Write faults on readonly list items are handed to kmp_readonly_fault.cpp
- * first.  The same path serves the buffers of system calls
- * (kmp_nexttouch_io.cpp), outside a fault.
+ * Faults that are not ours (a unit whose page lacks the mark included) are
+ * left to the page-trap layer's handler (kmp_pagetrap_fault.cpp), which
+ * chains them.  The same path serves the buffers of system calls
+ * (kmp_pagetrap_io.cpp), outside a fault.
  */
 
 //===----------------------------------------------------------------------===//
@@ -30,23 +31,16 @@
 
 #include "kmp_nexttouch.h"
 
-#if KMP_NEXTTOUCH_SUPPORTED
+#if KMP_PAGETRAP_SUPPORTED
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
-#include <ucontext.h>
 #include <unistd.h>
 
-kmp_nt_segment *volatile __kmp_nt_table[KMP_NT_MAX_SEGMENTS];
-volatile int __kmp_nt_table_hwm = 0;
-volatile int __kmp_nt_handlers_active = 0;
-volatile kmp_uint64 __kmp_nt_gen = 1;
-volatile int __kmp_nt_teams_running = 0;
-volatile int __kmp_nt_nproc = 1;
+kmp_pt_table<kmp_nt_segment, KMP_NT_MAX_SEGMENTS> __kmp_nt_table;
 
 // Initial-exec TLS: an access is one %fs-relative load, never
 // __tls_get_addr (whose DTV lives in the heap, which a request may arm).
@@ -58,7 +52,7 @@ volatile int __kmp_nt_nproc = 1;
 #define NT_STREAMS 4
 struct nt_stream {
   const kmp_nt_segment *seg;
-  kmp_uint64 gen; // __kmp_nt_gen when it was last used
+  kmp_uint64 gen; // __kmp_nt_table.gen when it was last used
   size_t first; // the unit where it started
   size_t next; // the unit that continues the stream
   size_t stop; // where its chunk is expected to end (a unit), or 0
@@ -76,15 +70,6 @@ static NT_TLS size_t nt_tls_start_unit;
 static NT_TLS unsigned nt_tls_clock;
 static NT_TLS uintptr_t nt_tls_last_page;
 static NT_TLS kmp_uint64 nt_tls_last_gen;
-// Set while a fault that is not ours runs the previous handler: if that
-// handler calls ours again for the same fault (it chains to what it found,
-// which may be us), the fault gets the default action.  A handler that leaves
-// with siglongjmp never clears it; the frame address tells a call back (a
-// deeper frame for the same siginfo) from a later fault.
-static NT_TLS const siginfo_t *nt_tls_chain_si;
-static NT_TLS uintptr_t nt_tls_chain_frame;
-
-static struct sigaction nt_prev_action;
 
 // The window for a fault at unit u of seg, in the item that starts at
 // item: grows on the stream it continues.  A new stream gets a predicted
@@ -126,7 +111,7 @@ static nt_stream *nt_stream_for(const kmp_nt_segment *seg, size_t u,
 // unit is where one item ends and another starts (arrays 16 bytes apart on
 // the heap share a page).
 static int nt_item_of(const kmp_nt_segment *seg, uintptr_t a, uintptr_t usz,
-                      kmp_nt_range *it) {
+                      kmp_pt_range *it) {
   int lo = 0, hi = seg->nitems; // find the first item that starts above a
   while (lo < hi) {
     int mid = (lo + hi) / 2;
@@ -166,7 +151,7 @@ static int nt_item_of(const kmp_nt_segment *seg, uintptr_t a, uintptr_t usz,
 // one part and the start of the next; a thread that goes on from it is in
 // the next one), and the unit that holds the part's end is still in it.
 static size_t nt_part_end(const kmp_nt_segment *seg, size_t first,
-                          const kmp_nt_range &it) {
+                          const kmp_pt_range &it) {
   kmp_uint64 nproc =
       (kmp_uint64)__atomic_load_n(&__kmp_nt_nproc, __ATOMIC_ACQUIRE);
   uintptr_t usz = (uintptr_t)1 << seg->shift, rs = it.start, re = it.end;
@@ -206,7 +191,7 @@ static size_t nt_part_end(const kmp_nt_segment *seg, size_t first,
 // adaptive window also stops at its stream's predicted end (nt_stream_for),
 // for chunks that are not a power of two of pages.
 static size_t nt_batch_limit(const kmp_nt_segment *seg, size_t u, size_t wu,
-                             size_t part_end, const kmp_nt_range &it,
+                             size_t part_end, const kmp_pt_range &it,
                              int shared) {
   if (shared)
     return u + 1; // the last unit of one item and the first of the next
@@ -226,88 +211,6 @@ static size_t nt_batch_limit(const kmp_nt_segment *seg, size_t u, size_t wu,
   return lim > u ? lim : u + 1;
 }
 
-// Can the page be read?  process_vm_readv() on ourselves asks the kernel,
-// without faulting.
-int __kmp_nt_readable(uintptr_t page) {
-  char byte;
-  struct iovec local = {&byte, 1}, remote = {(void *)page, 1};
-  return syscall(SYS_process_vm_readv, (long)getpid(), &local, 1UL, &remote,
-                 1UL, 0UL) == 1;
-}
-
-// A write fault on a page that can be read is not on a page the engine
-// protected (those are PROT_NONE): the program made the page read-only, or
-// mapped something new where a range was armed.  Known only where the
-// context says whether the access was a write (x86-64's page-fault error
-// code).
-static int nt_foreign_write(uintptr_t page, void *uc) {
-#if KMP_ARCH_X86_64 && defined(REG_ERR)
-  const ucontext_t *ctx = (const ucontext_t *)uc;
-  if (!ctx || !(ctx->uc_mcontext.gregs[REG_ERR] & 2))
-    return 0;
-  return __kmp_nt_readable(page);
-#else
-  (void)page;
-  (void)uc;
-  return 0;
-#endif
-}
-
-static int nt_hexval(char c) {
-  return c >= '0' && c <= '9'   ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                : 0;
-}
-
-// The bounds of the VMA that holds addr if it is private and inaccessible
-// ("---p"), from /proc/self/maps read through a small buffer (the handler may
-// run on a small alternate stack).  Returns 1 if so.
-static int nt_none_vma(uintptr_t addr, uintptr_t *lo, uintptr_t *hi) {
-  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  char buf[256], perm[4] = {0, 0, 0, 0};
-  uintptr_t a = 0, b = 0;
-  int field = 0, k = 0, found = 0, done = 0; // fields: start, end, perms, rest
-  while (!done) {
-    ssize_t r = read(fd, buf, sizeof buf);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      break;
-    for (ssize_t i = 0; i < r && !done; i++) {
-      char c = buf[i];
-      if (field == 0) {
-        if (c == '-')
-          field = 1;
-        else
-          a = a * 16 + nt_hexval(c);
-      } else if (field == 1) {
-        if (c == ' ')
-          field = 2, k = 0;
-        else
-          b = b * 16 + nt_hexval(c);
-      } else if (field == 2) {
-        perm[k++] = c;
-        if (k == 4)
-          field = 3;
-      } else if (c == '\n') {
-        if (a <= addr && addr < b) {
-          found = perm[0] == '-' && perm[1] == '-' && perm[2] == '-' &&
-                  perm[3] == 'p';
-          *lo = a;
-          *hi = b;
-          done = 1;
-        }
-        a = b = 0;
-        field = 0;
-      }
-    }
-  }
-  close(fd);
-  return found;
-}
-
 // A fault on a page that carries the engine's mark and cannot be read, where
 // no unit is armed: armed pages the program moved (mremap; the units at the
 // old address are dropped as stale at the next arming).  The new address is
@@ -315,16 +218,16 @@ static int nt_none_vma(uintptr_t addr, uintptr_t *lo, uintptr_t *hi) {
 // program unmapped).  They are opened where they are, as a serial touch
 // would open them: the run of the VMA around the fault that holds no armed
 // or claimed unit gets its policy and protection back (armed ranges are
-// read-write).  Called inside the table (__kmp_nt_handlers_active).
+// read-write).  Called inside the table (__kmp_nt_table.readers).
 // Returns 1 if it did.
 static int nt_open_moved(uintptr_t page) {
   uintptr_t lo, hi;
-  if (!__kmp_nt_mark || !__kmp_nt_marked(page) || __kmp_nt_readable(page) ||
-      !nt_none_vma(page, &lo, &hi))
+  if (!__kmp_nt_mark || !__kmp_nt_marked(page) || __kmp_pt_readable(page) ||
+      !__kmp_pt_none_vma(page, &lo, &hi))
     return 0;
-  int hwm = __atomic_load_n(&__kmp_nt_table_hwm, __ATOMIC_ACQUIRE);
+  int hwm = __kmp_nt_table.size();
   for (int i = 0; i < hwm; i++) {
-    kmp_nt_segment *s = __atomic_load_n(&__kmp_nt_table[i], __ATOMIC_ACQUIRE);
+    kmp_nt_segment *s = __kmp_nt_table.at(i);
     if (!s || s->end <= lo || s->base >= hi)
       continue;
     uintptr_t usz = (uintptr_t)1 << s->shift;
@@ -349,26 +252,26 @@ static int nt_open_moved(uintptr_t page) {
   // Protection first, then the mark: another thread faulting here meanwhile
   // must not find an inaccessible page without it (it would chain the fault
   // to the program's handler).
-  if (__kmp_nt_mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) != 0)
+  if (__kmp_pt_mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) != 0)
     return 0;
   __kmp_nt_set_mark(lo, hi - lo, 0);
   return 1;
 }
 
 // Returns 1 if the fault was ours (retry the access), 0 to chain.
-static int nt_fault(uintptr_t addr, void *uc) {
-  kmp_uint64 gen = __atomic_load_n(&__kmp_nt_gen, __ATOMIC_ACQUIRE);
-  uintptr_t page = addr & ~((uintptr_t)__kmp_nt_page - 1);
+int __kmp_nt_fault(uintptr_t addr, void *uc) {
+  kmp_uint64 gen = __kmp_nt_table.generation();
+  uintptr_t page = addr & ~((uintptr_t)__kmp_pt_page - 1);
   if (nt_tls_last_page == page && nt_tls_last_gen == gen)
     return 0; // the same fault again: not (or no longer) ours
   nt_tls_last_page = page;
   nt_tls_last_gen = gen;
 
-  __atomic_fetch_add(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
+  __kmp_nt_table.enter();
   kmp_nt_segment *seg = NULL;
-  int hwm = __atomic_load_n(&__kmp_nt_table_hwm, __ATOMIC_ACQUIRE);
+  int hwm = __kmp_nt_table.size();
   for (int i = 0; i < hwm; i++) {
-    kmp_nt_segment *s = __atomic_load_n(&__kmp_nt_table[i], __ATOMIC_ACQUIRE);
+    kmp_nt_segment *s = __kmp_nt_table.at(i);
     if (s && addr >= s->base && addr < s->end) {
       seg = s;
       break;
@@ -376,12 +279,12 @@ static int nt_fault(uintptr_t addr, void *uc) {
   }
   if (!seg) {
     int moved = nt_open_moved(page);
-    __atomic_fetch_sub(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
+    __kmp_nt_table.leave();
     // A segment disarmed since the fault has its protection restored: retry
     // once.  Anything else faults again at the same page and is chained.
     return moved || gen > 1;
   }
-  kmp_uint64 t0 = __kmp_nt_now_ns();
+  kmp_uint64 t0 = __kmp_pt_now_ns();
   size_t u = (addr - seg->base) >> seg->shift;
   int spins = 0;
   for (;;) {
@@ -395,18 +298,18 @@ static int nt_fault(uintptr_t addr, void *uc) {
       // if the page lacks the mark (the program mapped something new here,
       // e.g. a PROT_NONE guard page): drop the unit without touching the
       // mapping, and chain.
-      if (nt_foreign_write(page, uc) ||
+      if ((__kmp_pt_fault_is_write(uc) == 1 && __kmp_pt_readable(page)) ||
           (seg->marked && !__kmp_nt_marked(page))) {
         __kmp_nt_done(seg, u, 1);
-        KMP_NT_ADD(pages_disarmed, __kmp_nt_unit_pages(seg));
-        __atomic_fetch_sub(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
+        KMP_PT_ADD(pages_disarmed, __kmp_nt_unit_pages(seg));
+        __kmp_nt_table.leave();
         return 0;
       }
       // Ours.  Serial code (no team runs) gets the unit back where it is.
       if (!__atomic_load_n(&__kmp_nt_teams_running, __ATOMIC_ACQUIRE)) {
         __kmp_nt_restore(seg, u, 1, 0);
         __kmp_nt_done(seg, u, 1);
-        KMP_NT_ADD(pages_touched_serial, __kmp_nt_unit_pages(seg));
+        KMP_PT_ADD(pages_touched_serial, __kmp_nt_unit_pages(seg));
         break;
       }
       // Extend the batch over the following untouched units.
@@ -414,7 +317,7 @@ static int nt_fault(uintptr_t addr, void *uc) {
       old[0] = s;
       int unit_pages = (int)__kmp_nt_unit_pages(seg);
       uintptr_t usz = (uintptr_t)1 << seg->shift;
-      kmp_nt_range it;
+      kmp_pt_range it;
       int shared = nt_item_of(seg, seg->base + u * usz, usz, &it) > 1;
       int w;
       nt_stream *st = NULL;
@@ -439,16 +342,15 @@ static int nt_fault(uintptr_t addr, void *uc) {
         lim = st->stop;
       size_t n = 1;
       while (u + n < lim) {
-        unsigned char t =
-            __atomic_load_n(&seg->state[u + n], __ATOMIC_ACQUIRE);
+        unsigned char t = __atomic_load_n(&seg->state[u + n], __ATOMIC_ACQUIRE);
         if (!(t & KMP_NT_ARMED) ||
-            !__atomic_compare_exchange_n(&seg->state[u + n], &t,
-                                         KMP_NT_CLAIMED, false,
-                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            !__atomic_compare_exchange_n(&seg->state[u + n], &t, KMP_NT_CLAIMED,
+                                         false, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
           break;
         old[n++] = t;
       }
-      int node = __kmp_nt_node_of_current_cpu();
+      int node = __kmp_pt_node_of_current_cpu();
       int mig = __kmp_nt_migrate(seg, u, n, old, node);
       __kmp_nt_restore(seg, u, n, mig & KMP_NT_MIGRATE_UNMARKED);
       if (mig & KMP_NT_MIGRATE_FIXUP)
@@ -461,7 +363,7 @@ static int nt_fault(uintptr_t addr, void *uc) {
         st->window = w;
         st->lru = ++nt_tls_clock;
       }
-      KMP_NT_ADD(batches, 1);
+      KMP_PT_ADD(batches, 1);
       break;
     }
     if (s == KMP_NT_CLAIMED) { // another thread migrates it: wait for it
@@ -475,14 +377,14 @@ static int nt_fault(uintptr_t addr, void *uc) {
     nt_open_moved(page);
     break;
   }
-  KMP_NT_ADD(faults, 1);
-  KMP_NT_ADD(fault_ns, __kmp_nt_now_ns() - t0);
-  __atomic_fetch_sub(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
+  KMP_PT_ADD(faults, 1);
+  KMP_PT_ADD(fault_ns, __kmp_pt_now_ns() - t0);
+  __kmp_nt_table.leave();
   return 1;
 }
 
 // ---------------------------------------------------------------------------
-// The buffer of a system call (kmp_nexttouch_io.cpp).  The kernel's own copy
+// The buffer of a system call (kmp_pagetrap_io.cpp).  The kernel's own copy
 // into or out of an armed page does not fault: the call fails with EFAULT,
 // and a datagram read that way is lost.  So the armed units of [a, e) are
 // touched first, by the calling thread, through the fault path: in a team
@@ -491,139 +393,21 @@ static int nt_fault(uintptr_t addr, void *uc) {
 // engine's any more are left alone; the call then fails as it would have.
 // Runs with the handler's signal mask; may run inside a signal handler
 // (read() and write() are async-signal-safe).
-void __kmp_nt_touch_range(uintptr_t a, uintptr_t e) {
-  if (e <= a)
-    return;
-  sigset_t all, old;
-  int blocked = 0;
-  __atomic_fetch_add(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
-  int hwm = __atomic_load_n(&__kmp_nt_table_hwm, __ATOMIC_ACQUIRE);
-  for (int i = 0; i < hwm; i++) {
-    kmp_nt_segment *s = __atomic_load_n(&__kmp_nt_table[i], __ATOMIC_ACQUIRE);
-    if (!s || s->end <= a || s->base >= e ||
-        !__atomic_load_n(&s->armed_units, __ATOMIC_ACQUIRE))
-      continue;
-    uintptr_t lo = a > s->base ? a : s->base, hi = e < s->end ? e : s->end;
-    for (size_t u = (lo - s->base) >> s->shift;
-         s->base + (u << s->shift) < hi; u++) {
+int __kmp_nt_buffer(uintptr_t a, uintptr_t e, int into) {
+  (void)into; // either way: the caller is the pages' next toucher
+  if (e <= a || !__kmp_nt_armed())
+    return 0;
+  __kmp_nt_each_armed(a, e, [](kmp_nt_segment *s, uintptr_t lo, uintptr_t hi) {
+    for (size_t u = (lo - s->base) >> s->shift; s->base + (u << s->shift) < hi;
+         u++) {
       if (__atomic_load_n(&s->state[u], __ATOMIC_ACQUIRE) == KMP_NT_DONE)
         continue;
-      if (!blocked) {
-        // As in the handler: no signal handler may run while this thread
-        // holds a claim.
-        sigfillset(&all);
-        sigdelset(&all, SIGSEGV);
-        sigdelset(&all, SIGBUS);
-        sigdelset(&all, SIGILL);
-        sigdelset(&all, SIGFPE);
-        sigdelset(&all, SIGTRAP);
-        pthread_sigmask(SIG_BLOCK, &all, &old);
-        blocked = 1;
-      }
       uintptr_t at = s->base + (u << s->shift);
-      nt_fault(at < lo ? lo : at, NULL);
+      __kmp_nt_fault(at < lo ? lo : at, NULL);
       nt_tls_last_page = 0; // not a fault: a real one here is new
     }
-  }
-  __atomic_fetch_sub(&__kmp_nt_handlers_active, 1, __ATOMIC_SEQ_CST);
-  if (blocked)
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+  });
+  return 0;
 }
 
-static void nt_handler(int sig, siginfo_t *si, void *uc);
-
-static void nt_chain(int sig, siginfo_t *si, void *uc) {
-  struct sigaction prev = nt_prev_action;
-  uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
-  if (nt_tls_chain_si == si && frame < nt_tls_chain_frame) {
-    // The handler we chained to called us back for the same fault.
-    prev.sa_handler = SIG_DFL;
-    prev.sa_flags = 0;
-  }
-  void (*call)(int, siginfo_t *, void *) = NULL;
-  void (*call_plain)(int) = NULL;
-  if ((prev.sa_flags & SA_SIGINFO) && prev.sa_sigaction &&
-      prev.sa_sigaction != nt_handler)
-    call = prev.sa_sigaction;
-  else if (!(prev.sa_flags & SA_SIGINFO) && prev.sa_handler != SIG_DFL &&
-           prev.sa_handler != SIG_IGN)
-    call_plain = prev.sa_handler;
-  if (call || call_plain) {
-    // Run it as the kernel would: with its own mask (plus the signal, unless
-    // SA_NODEFER).  It may return, or leave with siglongjmp.
-    sigset_t old, mask = prev.sa_mask;
-    if (!(prev.sa_flags & SA_NODEFER))
-      sigaddset(&mask, sig);
-    pthread_sigmask(SIG_SETMASK, &mask, &old);
-    const siginfo_t *saved_si = nt_tls_chain_si;
-    uintptr_t saved_frame = nt_tls_chain_frame;
-    nt_tls_chain_si = si;
-    nt_tls_chain_frame = frame;
-    if (call)
-      call(sig, si, uc);
-    else
-      call_plain(sig);
-    nt_tls_chain_si = saved_si;
-    nt_tls_chain_frame = saved_frame;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return;
-  }
-  // Default action: die by the signal.  A fault re-executes the instruction
-  // once the handler returns; a signal sent with kill() is raised again.
-  struct sigaction dfl;
-  memset(&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  sigaction(sig, &dfl, NULL);
-  if (si->si_code <= 0)
-    raise(sig);
-}
-
-static void nt_handler(int sig, siginfo_t *si, void *uc) {
-  int saved_errno = errno;
-  // A SIGSEGV sent (not a fault) to a thread that blocks it in the program's
-  // view waits until the thread unblocks it (kmp_nexttouch_sigmask.cpp).
-  if (sig == SIGSEGV && __kmp_nt_hold_segv(si)) {
-    errno = saved_errno;
-    return;
-  }
-  // A write to a readonly list item (kmp_readonly_fault.cpp), then an armed
-  // page.  The two engines never hold the same page.
-  if (sig == SIGSEGV && si && si->si_code == SEGV_ACCERR &&
-      ((__atomic_load_n(&__kmp_ro_live, __ATOMIC_ACQUIRE) &&
-        __kmp_ro_fault((uintptr_t)si->si_addr, uc)) ||
-       nt_fault((uintptr_t)si->si_addr, uc))) {
-    errno = saved_errno;
-    return;
-  }
-  errno = saved_errno;
-  nt_chain(sig, si, uc);
-}
-
-// Put our handler first; whatever was there becomes the one we chain to.
-// The handler runs with every other catchable signal blocked: a signal
-// handler that ran while this thread holds a claim, and touched the unit
-// (or stopped the world until another thread finished), could never finish.
-void __kmp_nt_install_handler() {
-  struct sigaction cur;
-  if (sigaction(SIGSEGV, NULL, &cur) != 0)
-    return;
-  if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == nt_handler)
-    return;
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = nt_handler;
-  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-  sigfillset(&sa.sa_mask);
-  // Synchronous faults are never blocked (the kernel would kill us).
-  sigdelset(&sa.sa_mask, SIGSEGV);
-  sigdelset(&sa.sa_mask, SIGBUS);
-  sigdelset(&sa.sa_mask, SIGILL);
-  sigdelset(&sa.sa_mask, SIGFPE);
-  sigdelset(&sa.sa_mask, SIGTRAP);
-  nt_prev_action = cur;
-  KMP_MB();
-  sigaction(SIGSEGV, &sa, NULL);
-}
-
-#endif // KMP_NEXTTOUCH_SUPPORTED
+#endif // KMP_PAGETRAP_SUPPORTED

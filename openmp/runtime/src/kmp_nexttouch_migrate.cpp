@@ -5,7 +5,8 @@
  * RUNS IN THE SIGSEGV HANDLER (kmp_nexttouch_fault.cpp calls it on every
  * fault on an armed page): async-signal-safe code only -- raw system calls,
  * atomics on the counters, no locks, no allocation, no stdio, no libomp data
- * structures.  Arming and disarming (kmp_nexttouch_arm.cpp) use it too.
+ * structures.  Arming and disarming use it too, and the start-up probe of
+ * the mark (kmp_nexttouch.cpp).
  */
 
 //===----------------------------------------------------------------------===//
@@ -18,51 +19,13 @@
 
 #include "kmp_nexttouch.h"
 
-#if KMP_NEXTTOUCH_SUPPORTED
+#if KMP_PAGETRAP_SUPPORTED
 #include <errno.h>
 #include <linux/mempolicy.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-long __kmp_nt_move_pages(unsigned long count, void **pages, const int *nodes,
-                         int *status, int flags) {
-  return syscall(SYS_move_pages, 0, count, pages, nodes, status, flags);
-}
-long __kmp_nt_mbind(void *addr, unsigned long len, int mode,
-                    const unsigned long *mask, unsigned long maxnode,
-                    unsigned flags) {
-  // Every argument as a full register: the kernel reads mode as unsigned long.
-  return syscall(SYS_mbind, addr, len, (unsigned long)mode, mask, maxnode,
-                 (unsigned long)flags);
-}
-long __kmp_nt_get_mempolicy(int *mode, unsigned long *mask,
-                            unsigned long maxnode, void *addr,
-                            unsigned long flags) {
-  return syscall(SYS_get_mempolicy, mode, mask, maxnode, addr, flags);
-}
-
-int __kmp_nt_mprotect(void *addr, size_t len, int prot) {
-  return (int)syscall(SYS_mprotect, addr, len, (unsigned long)prot);
-}
-
-kmp_uint64 __kmp_nt_now_ns() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (kmp_uint64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-void *__kmp_nt_private_alloc(size_t bytes) {
-  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? NULL : p;
-}
-// Without the C library's munmap: the engines' own memory does not go
-// through the wrapper of kmp_nexttouch_mm.cpp.
-void __kmp_nt_private_free(void *p, size_t bytes) {
-  syscall(SYS_munmap, p, bytes);
-}
 
 // Failed moves by reason: [0] busy, [1] out of memory, [2] other.
 enum { NT_FAIL_BUSY, NT_FAIL_NOMEM, NT_FAIL_OTHER, NT_FAIL_KINDS };
@@ -78,11 +41,11 @@ static int nt_move_error_kind(int err) {
 
 static void nt_count_move_errors(const kmp_uint64 *fails) {
   if (fails[NT_FAIL_BUSY])
-    KMP_NT_ADD(fail_move_busy, fails[NT_FAIL_BUSY]);
+    KMP_PT_ADD(fail_move_busy, fails[NT_FAIL_BUSY]);
   if (fails[NT_FAIL_NOMEM])
-    KMP_NT_ADD(fail_move_nomem, fails[NT_FAIL_NOMEM]);
+    KMP_PT_ADD(fail_move_nomem, fails[NT_FAIL_NOMEM]);
   if (fails[NT_FAIL_OTHER])
-    KMP_NT_ADD(fail_move_other, fails[NT_FAIL_OTHER]);
+    KMP_PT_ADD(fail_move_other, fails[NT_FAIL_OTHER]);
 }
 
 static void nt_count_move_error(int err, kmp_uint64 pages) {
@@ -110,7 +73,7 @@ static int nt_gather(const kmp_nt_segment *seg, size_t u, size_t *i, size_t n,
 // the pages are accessible), and KMP_NT_MIGRATE_UNMARKED if restoring the
 // range's policy after mbind removed the mark (so __kmp_nt_restore need not).
 int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
-                      const unsigned char *old, int node) {
+                     const unsigned char *old, int node) {
   kmp_uint64 unit_pages = __kmp_nt_unit_pages(seg);
   kmp_uint64 local = 0, want = 0;
   for (size_t i = 0; i < n; i++) {
@@ -121,10 +84,10 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
       want++;
   }
   if (local)
-    KMP_NT_ADD(pages_already_local, local * unit_pages);
+    KMP_PT_ADD(pages_already_local, local * unit_pages);
   if (!want || node < 0) {
     if (want)
-      KMP_NT_ADD(fail_move_other, want * unit_pages);
+      KMP_PT_ADD(fail_move_other, want * unit_pages);
     return 0;
   }
   kmp_uint64 moved = 0;
@@ -134,27 +97,27 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
   // with move_pages(), which says which could not move.
   if (seg->shared)
     return KMP_NT_MIGRATE_FIXUP;
-  if (__kmp_nt_mech == kmp_nt_mech_mbind || seg->shift > __kmp_nt_page_shift) {
+  if (__kmp_nt_mech == kmp_pt_mech_mbind || seg->shift > __kmp_pt_page_shift) {
     // One call for the run: the kernel moves only the pages that are not on
     // `node` already.  It leaves MPOL_BIND behind: restore the range's policy.
-    unsigned long mask[KMP_NT_MASK_WORDS];
-    for (int w = 0; w < KMP_NT_MASK_WORDS; w++)
+    unsigned long mask[KMP_PT_MASK_WORDS];
+    for (int w = 0; w < KMP_PT_MASK_WORDS; w++)
       mask[w] = 0;
     mask[node / (8 * sizeof(long))] |= 1UL << (node % (8 * sizeof(long)));
     void *a = (void *)(seg->base + (u << seg->shift));
     size_t len = n << seg->shift;
-    long r = __kmp_nt_mbind(a, len, MPOL_BIND, mask, KMP_NT_MAXNODE,
-                      MPOL_MF_MOVE | MPOL_MF_STRICT);
+    long r = __kmp_pt_mbind(a, len, MPOL_BIND, mask, KMP_PT_MAXNODE,
+                            MPOL_MF_MOVE | MPOL_MF_STRICT);
     if (r) // a page may be transiently busy (e.g. still in a per-CPU LRU list)
-      r = __kmp_nt_mbind(a, len, MPOL_BIND, mask, KMP_NT_MAXNODE,
-                   MPOL_MF_MOVE | MPOL_MF_STRICT);
+      r = __kmp_pt_mbind(a, len, MPOL_BIND, mask, KMP_PT_MAXNODE,
+                         MPOL_MF_MOVE | MPOL_MF_STRICT);
     // In a marked segment this also removes the mark from the run.
     int unmarked = 0;
     if (seg->pol_mode == MPOL_DEFAULT)
-      unmarked = __kmp_nt_mbind(a, len, MPOL_DEFAULT, NULL, 0, 0) == 0 &&
-                 seg->marked;
+      unmarked =
+          __kmp_pt_mbind(a, len, MPOL_DEFAULT, NULL, 0, 0) == 0 && seg->marked;
     else
-      __kmp_nt_mbind(a, len, seg->pol_mode, seg->pol_mask, KMP_NT_MAXNODE, 0);
+      __kmp_pt_mbind(a, len, seg->pol_mode, seg->pol_mask, KMP_PT_MAXNODE, 0);
     // Which pages moved is only known once they are accessible: where mbind
     // failed, and where it skipped pages another process maps too.
     int cow = 0;
@@ -162,7 +125,7 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
       cow |= old[i] & KMP_NT_COW;
     if (r || cow)
       return KMP_NT_MIGRATE_FIXUP | (unmarked ? KMP_NT_MIGRATE_UNMARKED : 0);
-    __kmp_nt_count_moved(node, want * unit_pages);
+    __kmp_pt_count_moved(node, want * unit_pages);
     return unmarked ? KMP_NT_MIGRATE_UNMARKED : 0;
   } else {
     // Per page.  A kernel that does not move PROT_NONE pages says -ENOENT
@@ -180,7 +143,7 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
       int k = nt_gather(seg, u, &i, n, old, node, pages);
       if (!k)
         continue;
-      long r = __kmp_nt_move_pages(k, pages, nodes, status, MPOL_MF_MOVE);
+      long r = __kmp_pt_move_pages(k, pages, nodes, status, MPOL_MF_MOVE);
       if (r < 0) {
         if (errno == ENOENT)
           return KMP_NT_MIGRATE_FIXUP;
@@ -198,7 +161,7 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
     }
     nt_count_move_errors(fails);
   }
-  __kmp_nt_count_moved(node, moved);
+  __kmp_pt_count_moved(node, moved);
   return 0;
 }
 
@@ -206,7 +169,7 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
 // other threads' faults.  Ask where each page is, move the others with
 // move_pages (which works on accessible pages on every kernel), count.
 void __kmp_nt_fixup(kmp_nt_segment *seg, size_t u, size_t n,
-                     const unsigned char *old, int node) {
+                    const unsigned char *old, int node) {
   void *pages[NT_CHUNK];
   int nodes[NT_CHUNK], status[NT_CHUNK];
   for (int j = 0; j < NT_CHUNK; j++)
@@ -219,7 +182,7 @@ void __kmp_nt_fixup(kmp_nt_segment *seg, size_t u, size_t n,
     int k = nt_gather(seg, u, &i, n, old, node, pages);
     if (!k)
       continue;
-    if (__kmp_nt_move_pages(k, pages, NULL, status, 0) != 0) {
+    if (__kmp_pt_move_pages(k, pages, NULL, status, 0) != 0) {
       nt_count_move_error(errno, k * unit_pages);
       continue;
     }
@@ -232,7 +195,7 @@ void __kmp_nt_fixup(kmp_nt_segment *seg, size_t u, size_t n,
     }
     if (!m)
       continue;
-    if (__kmp_nt_move_pages(m, pages, nodes, status, MPOL_MF_MOVE) < 0) {
+    if (__kmp_pt_move_pages(m, pages, nodes, status, MPOL_MF_MOVE) < 0) {
       nt_count_move_error(errno, m * unit_pages);
       continue;
     }
@@ -242,10 +205,10 @@ void __kmp_nt_fixup(kmp_nt_segment *seg, size_t u, size_t n,
       else if (status[j] < 0)
         nt_count_move_error(-status[j], unit_pages);
       else
-        KMP_NT_ADD(fail_move_other, unit_pages);
+        KMP_PT_ADD(fail_move_other, unit_pages);
     }
   }
-  __kmp_nt_count_moved(node, moved);
+  __kmp_pt_count_moved(node, moved);
 }
 
 // ---------------------------------------------------------------------------
@@ -261,27 +224,15 @@ void __kmp_nt_fixup(kmp_nt_segment *seg, size_t u, size_t n,
 int __kmp_nt_mark = 0;
 
 int __kmp_nt_set_mark(uintptr_t a, size_t len, int on) {
-  return __kmp_nt_mbind((void *)a, len, on ? MPOL_LOCAL : MPOL_DEFAULT, NULL, 0,
+  return __kmp_pt_mbind((void *)a, len, on ? MPOL_LOCAL : MPOL_DEFAULT, NULL, 0,
                         0) == 0;
 }
 
 int __kmp_nt_marked(uintptr_t a) {
   int mode = -1;
-  if (__kmp_nt_get_mempolicy(&mode, NULL, 0, (void *)a, MPOL_F_ADDR) != 0)
+  if (__kmp_pt_get_mempolicy(&mode, NULL, 0, (void *)a, MPOL_F_ADDR) != 0)
     return 0;
   return mode == MPOL_LOCAL;
-}
-
-// At start-up: does the kernel report MPOL_LOCAL back (Linux 5.14 on; before
-// it reported the preferred policy of an empty node set)?
-void __kmp_nt_probe_mark() {
-  uintptr_t p = (uintptr_t)__kmp_nt_private_alloc(__kmp_nt_page);
-  if (!p)
-    return;
-  *(volatile char *)p = 1;
-  __kmp_nt_mark = !__kmp_nt_marked(p) &&
-                  __kmp_nt_set_mark(p, __kmp_nt_page, 1) && __kmp_nt_marked(p);
-  __kmp_nt_private_free((void *)p, __kmp_nt_page);
 }
 
 // Give the claimed units [u, u+n) back their protection (and their policy,
@@ -292,13 +243,13 @@ void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n, int unmarked) {
   size_t len = n << seg->shift;
   if (seg->marked && !unmarked)
     __kmp_nt_set_mark(a, len, 0);
-  if (__kmp_nt_mprotect((void *)a, len, seg->prot) == 0)
+  if (__kmp_pt_mprotect((void *)a, len, seg->prot) == 0)
     return;
-  KMP_NT_ADD(fail_restore, 1);
+  KMP_PT_ADD(fail_restore, 1);
   // Most likely the VMA limit (vm.max_map_count): open the whole segment;
   // its other armed pages lose next-touch but stay correct.
-  if (__kmp_nt_mprotect((void *)seg->base, seg->end - seg->base,
-                        seg->prot) == 0) {
+  if (__kmp_pt_mprotect((void *)seg->base, seg->end - seg->base, seg->prot) ==
+      0) {
     if (seg->marked)
       __kmp_nt_set_mark(seg->base, seg->end - seg->base, 0);
     return;
@@ -309,7 +260,7 @@ void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n, int unmarked) {
   size_t usz = (size_t)1 << seg->shift;
   for (size_t i = 0; i < n; i++) {
     uintptr_t p = a + i * usz;
-    if (__kmp_nt_mprotect((void *)p, usz, seg->prot) != 0)
+    if (__kmp_pt_mprotect((void *)p, usz, seg->prot) != 0)
       continue;
     if (seg->marked)
       __kmp_nt_set_mark(p, usz, 0);
@@ -323,5 +274,4 @@ void __kmp_nt_done(kmp_nt_segment *seg, size_t u, size_t n) {
   __atomic_fetch_sub(&seg->armed_units, n, __ATOMIC_RELEASE);
 }
 
-
-#endif // KMP_NEXTTOUCH_SUPPORTED
+#endif // KMP_PAGETRAP_SUPPORTED

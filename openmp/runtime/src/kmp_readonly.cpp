@@ -4,14 +4,14 @@
  * threads read them from a replica in their node's memory, kept across
  * regions.  This file: the compiler's entry points (__kmpc_readonly_begin,
  * _ptrs, _end), the user API (kmp_readonly_begin, _ptr, _end, _release),
- * region start and end, start-up, and the next-touch engine's hooks into it
- * (the item cache is kmp_readonly_items.cpp).
+ * region start and end, start-up, and the hooks the engine registers with
+ * the page-trap layer (the item cache is kmp_readonly_items.cpp).
  *
  * None of this file runs in a signal handler (the fault path is
  * kmp_readonly_fault.cpp, the replicas kmp_readonly_replica.cpp).  Locks:
- * __kmp_ro_lock for the item table; __kmp_nt_lock is never taken while it is
- * held (the next-touch engine takes them in the order nt, ro).  See
- * docs/NextTouch.rst, "readonly".
+ * __kmp_ro_lock for the item table; no other engine's lock is taken while
+ * it is held (kmp_pagetrap.cpp says in which order they nest).  See
+ * docs/Design.rst.
  */
 
 //===----------------------------------------------------------------------===//
@@ -28,7 +28,7 @@
 
 #include <errno.h>
 #include <string.h>
-#if KMP_NEXTTOUCH_SUPPORTED
+#if KMP_PAGETRAP_SUPPORTED
 #include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -43,7 +43,7 @@ size_t __kmp_readonly_budget = KMP_READONLY_BUDGET_AUTO; // KMP_READONLY_BUDGET
 size_t __kmp_readonly_budget_bytes(void) {
   if (__kmp_readonly_budget != KMP_READONLY_BUDGET_AUTO)
     return __kmp_readonly_budget;
-#if KMP_NEXTTOUCH_SUPPORTED
+#if KMP_PAGETRAP_SUPPORTED
   long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
   if (pages > 0 && pg > 0)
     return (size_t)pages * (size_t)pg / 4; // a quarter of the memory
@@ -77,6 +77,17 @@ struct kmp_readonly_region {
   kmp_ro_entry e[1];
 };
 
+// A region's handle with every item read from the original until ro_begin
+// finds out more.
+static kmp_readonly_region *ro_new_region(int n, void *const *ptrs) {
+  kmp_readonly_region *h = (kmp_readonly_region *)__kmp_allocate(
+      sizeof(kmp_readonly_region) + sizeof(kmp_ro_entry) * (n > 0 ? n : 1));
+  h->n = n;
+  for (int i = 0; i < n; i++)
+    h->e[i].orig = ptrs[i];
+  return h;
+}
+
 static void ro_free(kmp_readonly_region *h) {
   for (kmp_ro_ptrs *p = h->ptrs, *next; p; p = next) {
     next = p->next;
@@ -88,7 +99,7 @@ static void ro_free(kmp_readonly_region *h) {
 kmp_bootstrap_lock_t __kmp_ro_lock =
     KMP_BOOTSTRAP_LOCK_INITIALIZER(__kmp_ro_lock);
 
-#if KMP_NEXTTOUCH_SUPPORTED
+#if KMP_PAGETRAP_SUPPORTED
 
 static volatile kmp_uint64 ro_acts = 0; // activations so far
 static int ro_ready = 0;
@@ -100,7 +111,7 @@ static kmp_uint64 ro_forks = 0;
 // Start-up: the messages of the fault path; fork(2)
 
 static char *ro_concat(kmp_msg_t a, kmp_msg_t b) {
-  char *s = (char *)__kmp_nt_private_alloc(a.len + b.len + 1);
+  char *s = (char *)__kmp_pt_private_alloc(a.len + b.len + 1);
   if (s) {
     memcpy(s, a.str, a.len);
     memcpy(s + a.len, b.str, b.len);
@@ -127,7 +138,7 @@ static void ro_prepare_messages() {
   __kmp_ro_msg_warn = ro_concat(fw, none);
 }
 
-void __kmp_ro_atfork(int phase) {
+static void ro_atfork(int phase) {
   if (phase == 0) {
     __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
     return;
@@ -143,8 +154,8 @@ void __kmp_ro_atfork(int phase) {
   // replicas are the child's to write (the thread that forked may be in the
   // region's code, reading one), and their ends in the child change nothing.
   ro_forks++;
-  for (int i = 0; i < __kmp_ro_hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table[i];
+  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table.slot[i];
     if (!it)
       continue;
     __kmp_ro_replicas_atfork_child(it);
@@ -160,15 +171,20 @@ void __kmp_ro_atfork(int phase) {
         __kmp_ro_open_chunks(it, 0, it->nchunks);
     }
   }
-  __kmp_ro_handlers_active = 0;
+  __kmp_ro_table.atfork_child();
   __kmp_init_bootstrap_lock(&__kmp_ro_lock);
 }
 
+static void ro_register();
+
 // Once, before the first item, without __kmp_ro_lock.
 static void ro_initialize() {
-  __kmp_nt_initialize(); // page size, topology
+  __kmp_pt_initialize(); // page size, topology
   if (TCR_4(ro_ready))
     return;
+  // Registered before the lock is ever taken: fork(2) takes the locks of the
+  // registered engines.
+  ro_register();
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
   if (!ro_ready) {
     ro_prepare_messages();
@@ -184,16 +200,16 @@ static void ro_initialize() {
 // Under __kmp_forkjoin_lock (no thread is reaped meanwhile), taken before
 // __kmp_ro_lock as at shutdown, where __kmp_cleanup drops the items with it
 // held.
-static int ro_thread_stacks(kmp_nt_range **out, const kmp_nt_vma *v, int nv) {
+static int ro_thread_stacks(kmp_pt_range **out, const kmp_pt_vma *v, int nv) {
   *out = NULL;
   if (!TCR_4(__kmp_init_serial))
     return 0;
   int k = 0;
   __kmp_acquire_bootstrap_lock(&__kmp_forkjoin_lock);
   int cap = __kmp_threads_capacity;
-  kmp_nt_range *r = NULL;
+  kmp_pt_range *r = NULL;
   if (TCR_4(__kmp_init_serial) && __kmp_threads && cap > 0)
-    r = (kmp_nt_range *)__kmp_allocate(sizeof(kmp_nt_range) * cap);
+    r = (kmp_pt_range *)__kmp_allocate(sizeof(kmp_pt_range) * cap);
   for (int i = 0; r && i < cap; i++) {
     kmp_info_t *th = __kmp_threads[i];
     if (!th)
@@ -227,12 +243,12 @@ static int ro_thread_stacks(kmp_nt_range **out, const kmp_nt_vma *v, int nv) {
 
 // The maps read again (under __kmp_ro_lock) because the engine dropped
 // items since *v was read; *drops: the drops they include.
-static int ro_read_maps_again(kmp_nt_vma **v, kmp_uint64 *drops) {
+static int ro_read_maps_again(kmp_pt_vma **v, kmp_uint64 *drops) {
   if (*v)
     __kmp_free(*v);
   *v = NULL;
   *drops = __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE);
-  return __kmp_nt_read_maps(v, 0);
+  return __kmp_pt_read_maps(v, 0);
 }
 
 // Start a region with n items (codes[i]: an error found by the caller, or
@@ -240,49 +256,43 @@ static int ro_read_maps_again(kmp_nt_vma **v, kmp_uint64 *drops) {
 static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
                                      const size_t *lens,
                                      const char *const *names, int *codes) {
-  kmp_readonly_region *h = (kmp_readonly_region *)__kmp_allocate(
-      sizeof(kmp_readonly_region) + sizeof(kmp_ro_entry) * (n > 0 ? n : 1));
-  h->n = n;
+  kmp_readonly_region *h = ro_new_region(n, ptrs);
   h->act = __atomic_add_fetch(&ro_acts, 1, __ATOMIC_ACQ_REL);
   h->forks = ro_forks;
-  for (int i = 0; i < n; i++)
-    h->e[i].orig = ptrs[i];
   if (!__kmp_readonly || n <= 0)
     return h; // every item read from the original
   ro_initialize();
-  uintptr_t pg = (uintptr_t)__kmp_nt_page;
   int any = 0;
   for (int i = 0; i < n; i++) {
-    uintptr_t p = (uintptr_t)ptrs[i];
+    uintptr_t s, e;
     if (codes[i] || !lens[i])
       continue; // an error found by the caller, or nothing to do
-    if (!ptrs[i])
-      codes[i] = EINVAL;
-    else if (lens[i] > (size_t)PTRDIFF_MAX || p > UINTPTR_MAX - lens[i] ||
-             p + lens[i] > UINTPTR_MAX - pg)
-      codes[i] = EOVERFLOW;
+    int rc = __kmp_pt_check_args(ptrs[i], lens[i], &s, &e);
+    if (rc > 0)
+      codes[i] = rc;
     else
       any = 1;
   }
   if (!any)
     return h;
-  // Before __kmp_ro_lock: what the next-touch engine holds there is
-  // disarmed (it stays where it is), and the handler is ours first.
-  if (TCR_4(__kmp_nexttouch_pending) || TCR_4(__kmp_nexttouch_armed))
-    for (int i = 0; i < n; i++)
-      if (!codes[i] && lens[i])
-        kmp_nexttouch_disarm(ptrs[i], lens[i]);
-  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
-  __kmp_nt_install_handler();
-  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
-  TCW_4(__kmp_ro_live, 1); // before anything is protected
+  // Before __kmp_ro_lock: what another engine holds there is given up (a
+  // next-touch request is dropped, armed pages stay where they are), and
+  // the handler is first.
+  for (int i = 0; i < n; i++)
+    if (!codes[i] && lens[i]) {
+      uintptr_t pg = (uintptr_t)__kmp_pt_page, p = (uintptr_t)ptrs[i];
+      __kmp_pt_yield(KMP_PT_READONLY, p & ~(pg - 1),
+                     (p + lens[i] + pg - 1) & ~(pg - 1));
+    }
+  __kmp_pt_install_handler();
+  __kmp_pt_set_watched(KMP_PT_READONLY, 1); // before anything is protected
 
   // The maps, read before the lock (it is held for as short as possible);
   // again under it if items were dropped since (their pages changed).
-  kmp_nt_vma *v = NULL;
+  kmp_pt_vma *v = NULL;
   kmp_uint64 drops = __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE);
-  int nv = __kmp_nt_read_maps(&v, 0);
-  kmp_nt_range *stacks = NULL;
+  int nv = __kmp_pt_read_maps(&v, 0);
+  kmp_pt_range *stacks = NULL;
   int nstacks = nv < 0 ? 0 : ro_thread_stacks(&stacks, v, nv);
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
   if (nv >= 0 && __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE) != drops)
@@ -322,24 +332,24 @@ static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
     }
     it->last_use = h->act;
     handled++;
-    KMP_NT_ADD(readonly_items, 1);
+    KMP_PT_ADD(readonly_items, 1);
     // Who reads the original: everybody, or the home node's threads.
     if (__kmp_readonly_writes == kmp_readonly_writes_warn ||
         (it->kind & KMP_RO_DEMOTED))
       continue; // writes may happen: nobody may read a copy
     if (it->kind & KMP_RO_SHARED)
-      KMP_NT_ADD(readonly_fallback_unreplicable, 1);
-    else if (__kmp_nt_num_nodes <= 1 && !__kmp_readonly_force)
-      KMP_NT_ADD(readonly_fallback_one_node, 1);
+      KMP_PT_ADD(readonly_fallback_unreplicable, 1);
+    else if (__kmp_pt_num_nodes <= 1 && !__kmp_readonly_force)
+      KMP_PT_ADD(readonly_fallback_one_node, 1);
     else if (!__kmp_ro_reserve(it, v, nv))
-      KMP_NT_ADD(readonly_fallback_budget, 1);
+      KMP_PT_ADD(readonly_fallback_budget, 1);
     else
       h->e[i].replicate = 1;
   }
   if (handled)
-    KMP_NT_ADD(readonly_regions, 1);
+    KMP_PT_ADD(readonly_regions, 1);
   // Protection changed: a fault seen before is worth a second look.
-  __atomic_fetch_add(&__kmp_ro_gen, 1, __ATOMIC_ACQ_REL);
+  __kmp_ro_table.bump();
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
   if (v)
     __kmp_free(v);
@@ -381,10 +391,13 @@ static void ro_end(kmp_readonly_region *h) {
 }
 
 // ---------------------------------------------------------------------------
-// The next-touch engine's hooks
+// The hooks the engine registers
 
-int __kmp_ro_yield_range(uintptr_t start, uintptr_t end) {
-  if (!TCR_4(__kmp_ro_live) || start >= end)
+// Another engine takes [start, end), or the program changes that mapping:
+// the cached items there that no region uses are dropped; EBUSY if a
+// running region lists one.
+static int ro_yield(uintptr_t start, uintptr_t end) {
+  if (!__kmp_ro_live() || start >= end)
     return 0;
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
   // Only the pages the items cover whole are the engine's: the next-touch
@@ -394,13 +407,20 @@ int __kmp_ro_yield_range(uintptr_t start, uintptr_t end) {
   return rc;
 }
 
-int __kmp_ro_private_max() { return KMP_RO_MAX_ITEMS * (1 + KMP_RO_MAX_NODES); }
+static void ro_mapping_change(uintptr_t start, uintptr_t end) {
+  ro_yield(start, end);
+}
 
-int __kmp_ro_private_ranges(kmp_nt_range *out, int max) {
+static int ro_buffer(uintptr_t a, uintptr_t e, int into) {
+  return into ? __kmp_ro_io_write(a, e) : 0;
+}
+
+// The items' and the replicas' mappings.
+static int ro_private_ranges(kmp_pt_range *out, int max) {
   int k = 0;
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
-  for (int i = 0; i < __kmp_ro_hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table[i];
+  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table.slot[i];
     if (!it)
       continue;
     if (k < max)
@@ -414,32 +434,43 @@ int __kmp_ro_private_ranges(kmp_nt_range *out, int max) {
   return k;
 }
 
-void __kmp_ro_cleanup() {
+// Shutdown: every item is dropped (protection restored, replicas freed).
+static void ro_cleanup() {
   if (!TCR_4(ro_ready))
     return;
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
-  for (int i = 0; i < __kmp_ro_hwm; i++)
-    if (__kmp_ro_table[i])
-      __kmp_ro_table[i]->users = 0; // no region runs any more
+  for (int i = 0; i < __kmp_ro_table.hwm; i++)
+    if (__kmp_ro_table.slot[i])
+      __kmp_ro_table.slot[i]->users = 0; // no region runs any more
   __kmp_ro_release(0, 0, 0);
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
 }
 
-#endif // KMP_NEXTTOUCH_SUPPORTED
+static const kmp_pt_engine ro_engine = {
+    __kmp_ro_fault,
+    ro_buffer,
+    __kmp_ro_forced_write,
+    __kmp_ro_file_write,
+    ro_mapping_change,
+    ro_yield,
+    ro_private_ranges,
+    KMP_RO_MAX_ITEMS * (1 + KMP_RO_MAX_NODES),
+    ro_atfork,
+    ro_cleanup,
+};
+
+static void ro_register() { __kmp_pt_register(KMP_PT_READONLY, &ro_engine); }
+
+#endif // KMP_PAGETRAP_SUPPORTED
 
 // ---------------------------------------------------------------------------
 // The compiler's entry points
 
-#if !KMP_NEXTTOUCH_SUPPORTED
+#if !KMP_PAGETRAP_SUPPORTED
 static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
                                      const size_t *lens,
                                      const char *const *names, int *codes) {
-  kmp_readonly_region *h = (kmp_readonly_region *)__kmp_allocate(
-      sizeof(kmp_readonly_region) + sizeof(kmp_ro_entry) * (n > 0 ? n : 1));
-  h->n = n;
-  for (int i = 0; i < n; i++)
-    h->e[i].orig = ptrs[i];
-  return h;
+  return ro_new_region(n, ptrs);
 }
 static void *ro_ptr(kmp_readonly_region *h, int i, int *node) {
   return h->e[i].orig;
@@ -464,47 +495,30 @@ static kmp_i18n_id_t ro_reason(int e) {
   }
 }
 
-// One warning per item that is read from the original without protection
-// (KMP_WARNINGS=off silences them), at most 20.
-static void ro_warn(ident_t *loc, int idx, const kmp_readonly_item_t *r,
-                    int code) {
-  static int warnings = 0;
-  if (__atomic_fetch_add(&warnings, 1, __ATOMIC_RELAXED) >= 20)
-    return;
-  kmp_str_buf_t where, what;
-  __kmp_nt_describe_item(&where, &what, loc, r->name, r->base, r->count,
-                         r->elem_size);
-  KMP_WARNING(ReadonlyItemIgnored, where.str, idx, what.str,
-              __kmp_i18n_catgets(ro_reason(code)));
-  __kmp_str_buf_free(&where);
-  __kmp_str_buf_free(&what);
-}
-
 void *__kmpc_readonly_begin(ident_t *loc, kmp_int32 gtid, kmp_int32 nitems,
                             const kmp_readonly_item_t *items) {
   (void)gtid;
   int n = nitems > 0 && items ? nitems : 0;
-  void **ptrs = (void **)__kmp_allocate((sizeof(void *) + sizeof(size_t) +
-                                         sizeof(char *) + sizeof(int)) *
-                                        (n ? n : 1));
+  void **ptrs = (void **)__kmp_allocate(
+      (sizeof(void *) + sizeof(size_t) + sizeof(char *) + sizeof(int)) *
+      (n ? n : 1));
   size_t *lens = (size_t *)(ptrs + (n ? n : 1));
   const char **names = (const char **)(lens + (n ? n : 1));
   int *codes = (int *)(names + (n ? n : 1));
   for (int i = 0; i < n; i++) {
     ptrs[i] = items[i].base;
     names[i] = items[i].name;
-    codes[i] = 0;
-    lens[i] = 0;
-    if (items[i].count && !items[i].elem_size)
-      codes[i] = EINVAL;
-    else if (__builtin_mul_overflow(items[i].count, items[i].elem_size,
-                                    &lens[i]))
-      codes[i] = EOVERFLOW;
+    codes[i] =
+        __kmp_pt_item_bytes(items[i].count, items[i].elem_size, &lens[i]);
   }
   kmp_readonly_region *h = ro_begin(loc, n, ptrs, lens, names, codes);
+  // One warning per item that is read from the original without protection.
+  static volatile int warnings = 0;
   for (int i = 0; i < n; i++)
     if (codes[i])
-      ro_warn(loc, i, &items[i], codes[i]);
+      __kmp_pt_warn_item(&warnings, kmp_i18n_msg_ReadonlyItemIgnored, loc, i,
+                         items[i].name, items[i].base, items[i].count,
+                         items[i].elem_size, ro_reason(codes[i]));
   __kmp_free(ptrs);
   return h;
 }
@@ -573,14 +587,13 @@ extern "C" int kmp_readonly_end(kmp_readonly_t h) {
 }
 
 extern "C" int kmp_readonly_release(const void *ptr, size_t len) {
-  uintptr_t p = (uintptr_t)ptr;
-  if (!ptr && len)
-    return EINVAL;
-  if (ptr && !len)
-    return 0;
-  if (len > (size_t)PTRDIFF_MAX || p > UINTPTR_MAX - len)
-    return EOVERFLOW;
-#if KMP_NEXTTOUCH_SUPPORTED
+  uintptr_t p = (uintptr_t)ptr, s, e;
+  if (ptr || len) {
+    int rc = __kmp_pt_check_args(ptr, len, &s, &e);
+    if (rc)
+      return rc < 0 ? 0 : rc;
+  }
+#if KMP_PAGETRAP_SUPPORTED
   if (!TCR_4(ro_ready))
     return 0;
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);

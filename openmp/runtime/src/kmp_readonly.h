@@ -1,11 +1,13 @@
 /*
  * kmp_readonly.h -- readonly(list): the internal interface of the readonly
- * engine, built on the next-touch engine's infrastructure (kmp_nexttouch.h:
- * the SIGSEGV handler, private mappings, raw system calls, the topology, the
- * counters).
+ * engine.  The engine stands on the page-trap layer (kmp_pagetrap.h: the
+ * SIGSEGV handler, tables, private mappings, raw system calls, the maps, the
+ * topology, the counters), registers its hooks there, and never calls the
+ * next-touch engine.
  *
  *   kmp_readonly.cpp          the entry points and the API, region start and
- *                             end, settings, start-up, the next-touch hooks
+ *                             end, settings, start-up, the hooks it
+ *                             registers
  *   kmp_readonly_items.cpp    the item cache: checks against the maps,
  *                             protection at region starts, budget, drops
  *   kmp_readonly_replica.cpp  per-node replicas: made, refreshed, freed
@@ -32,7 +34,7 @@
 #ifndef KMP_READONLY_H
 #define KMP_READONLY_H
 
-#include "kmp_nexttouch.h"
+#include "kmp_pagetrap.h"
 
 #define KMP_RO_MAX_ITEMS 256 // items cached at once
 #define KMP_RO_MAX_NODES KMP_NEXTTOUCH_MAX_NODES // replicas per item
@@ -91,7 +93,7 @@ struct kmp_ro_item {
 };
 
 static inline size_t __kmp_ro_chunk_bytes() {
-  return (size_t)KMP_RO_CHUNK_PAGES << __kmp_nt_page_shift;
+  return (size_t)KMP_RO_CHUNK_PAGES << __kmp_pt_page_shift;
 }
 // Chunk c of it: [*s, *e).
 static inline void __kmp_ro_chunk_range(const kmp_ro_item *it, size_t c,
@@ -101,15 +103,15 @@ static inline void __kmp_ro_chunk_range(const kmp_ro_item *it, size_t c,
                                                : it->pend;
 }
 
-#if KMP_NEXTTOUCH_SUPPORTED
+#if KMP_PAGETRAP_SUPPORTED
 
-// The table the fault path reads (kmp_readonly_fault.cpp): slots are
-// published with release stores and emptied under __kmp_ro_lock; an item is
-// freed only after the generation was bumped and no handler is inside.
-extern kmp_ro_item *volatile __kmp_ro_table[KMP_RO_MAX_ITEMS];
-extern volatile int __kmp_ro_hwm;
-extern volatile int __kmp_ro_handlers_active;
-extern volatile kmp_uint64 __kmp_ro_gen; // bumped at protection and drops
+// The table the fault path reads (kmp_pt_table): slots are published and
+// emptied under __kmp_ro_lock; its generation is bumped when protections
+// change and at drops.
+extern kmp_pt_table<kmp_ro_item, KMP_RO_MAX_ITEMS> __kmp_ro_table;
+// Items may be write-protected: the layer's wrappers call the engine (the
+// watch bit).
+static inline int __kmp_ro_live() { return __kmp_pt_watched(KMP_PT_READONLY); }
 extern volatile int __kmp_ro_node_hwm; // 1 + the highest node with a replica
 extern kmp_bootstrap_lock_t __kmp_ro_lock; // the table and the budget
 // The messages of a write in a region, prepared outside the handler from the
@@ -121,6 +123,26 @@ extern const char *__kmp_ro_msg_warn;
 // copy them.  Async-signal-safe (the fault path uses it).  Returns 0, or -1
 // if mprotect failed (then the whole item was opened).
 int __kmp_ro_open_chunks(kmp_ro_item *it, size_t lo, size_t hi);
+
+// The hooks the engine registers (kmp_readonly_fault.cpp; async-signal-safe).
+// A write fault on a list item's protected pages: 1 if handled (retry the
+// access), 0 if it is not the engine's.  Does not return for a fatal write
+// in a region.
+int __kmp_ro_fault(uintptr_t addr, void *uc);
+// A system call is about to write into [a, e): the write-protected pages of
+// cached items there are opened as a serial write opens them.  EFAULT if a
+// running region lists such an item (the call must fail before it writes
+// any byte of it), else 0.
+int __kmp_ro_io_write(uintptr_t a, uintptr_t e);
+// The kernel is about to write into [a, e) whatever its protection (a write
+// to /proc/<pid>/mem, which copies-on-write even read-only pages): as
+// __kmp_ro_io_write, and the items there that are not protected (the
+// program's read-only memory, items smaller than a page) are marked stale.
+int __kmp_ro_forced_write(uintptr_t a, uintptr_t e);
+// A write to the file with inode `ino` (0: to any file): the cached items in
+// private mappings of it are marked stale (pages not yet copied on write
+// show the file's page cache, which the write changes).
+void __kmp_ro_file_write(kmp_uint64 ino);
 
 // The item cache (kmp_readonly_items.cpp), under __kmp_ro_lock.
 extern size_t __kmp_ro_reserved; // bytes of the budget held by items
@@ -134,16 +156,16 @@ extern volatile kmp_uint64 __kmp_ro_drops;
 // the original's bytes in *base, *end; the item returned may be a larger
 // one a running region holds that contains them.
 kmp_ro_item *__kmp_ro_enter(uintptr_t *base, uintptr_t *end,
-                            const kmp_nt_vma *v, int nv,
-                            const kmp_nt_range *stacks, int nstacks, int *err);
+                            const kmp_pt_vma *v, int nv,
+                            const kmp_pt_range *stacks, int nstacks, int *err);
 // May it have replicas?  Reserves the budget (evicting unused items).
-int __kmp_ro_reserve(kmp_ro_item *it, const kmp_nt_vma *v, int nv);
+int __kmp_ro_reserve(kmp_ro_item *it, const kmp_pt_vma *v, int nv);
 // Drop the items that no region uses and whose bytes (with `pages`: whose
 // write-protected pages) meet [start, end) (all if start == end); EBUSY if
 // some are in use.
 int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages);
 // Drop the items no region uses that are no longer all mapped (v: the maps).
-void __kmp_ro_drop_gone(const kmp_nt_vma *v, int nv);
+void __kmp_ro_drop_gone(const kmp_pt_vma *v, int nv);
 
 // Replicas (kmp_readonly_replica.cpp; in regions, never in the handler).
 // The calling thread's node (-1: none known; 0 when forced and unknown).
@@ -160,6 +182,6 @@ void __kmp_ro_replicas_atfork_child(kmp_ro_item *it);
 // the item forgets them (the child's next region makes new ones).
 void __kmp_ro_replicas_disown(kmp_ro_item *it);
 
-#endif // KMP_NEXTTOUCH_SUPPORTED
+#endif // KMP_PAGETRAP_SUPPORTED
 
 #endif // KMP_READONLY_H

@@ -1,7 +1,7 @@
 /*
  * kmp_readonly_fault.cpp -- readonly(list): write faults on list items.
  *
- * RUNS IN THE SIGSEGV HANDLER (kmp_nexttouch_fault.cpp's handler asks
+ * RUNS IN THE SIGSEGV HANDLER (the page-trap layer's handler asks
  * __kmp_ro_fault first): async-signal-safe code only -- no locks, no
  * allocation, no stdio, no libomp data structures.  It reads the item table
  * and the items (private mappings), writes with write(2), and ends the
@@ -17,11 +17,11 @@
  *    prints one message naming the list item and the construct and aborts;
  *    =warn prints it once per item as a warning, leaves the item writable
  *    from then on and lets the write go on.
- * Anything else is not ours: the next-touch engine's fault path or the
- * program's handler gets it, or the process dies by SIGSEGV.
+ * Anything else is not ours: the layer asks the next engine, or chains to
+ * the program's handler, or the process dies by SIGSEGV.
  *
- * The kernel's own writes (read(2) into an item) do not fault: the I/O
- * wrappers ask __kmp_ro_io_write first, which opens the chunks there
+ * The kernel's own writes (read(2) into an item) do not fault: the layer's
+ * I/O wrappers ask __kmp_ro_io_write first, which opens the chunks there
  * between regions and refuses the call in a region that lists the item.
  * Writes the kernel makes whatever the protection (through /proc/<pid>/mem:
  * __kmp_ro_forced_write) or through the file behind a private mapping
@@ -41,20 +41,14 @@
 
 #include "kmp_readonly.h"
 
-#if KMP_NEXTTOUCH_SUPPORTED
+#if KMP_PAGETRAP_SUPPORTED
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
-#include <ucontext.h>
 #include <unistd.h>
 
-kmp_ro_item *volatile __kmp_ro_table[KMP_RO_MAX_ITEMS];
-volatile int __kmp_ro_hwm = 0;
-volatile int __kmp_ro_handlers_active = 0;
-volatile kmp_uint64 __kmp_ro_gen = 1;
-volatile int __kmp_ro_live = 0;
+kmp_pt_table<kmp_ro_item, KMP_RO_MAX_ITEMS> __kmp_ro_table;
 volatile int __kmp_ro_node_hwm = 0;
 const char *__kmp_ro_msg_fatal = NULL;
 const char *__kmp_ro_msg_warn = NULL;
@@ -172,11 +166,11 @@ static int ro_open_claimed(kmp_ro_item *it, size_t c, size_t e) {
   __kmp_ro_chunk_range(it, e - 1, &s1, &e1);
   ro_mark_dirty(it, c, e);
   int rc = 0;
-  if (__kmp_nt_mprotect((void *)s0, e1 - s0, it->prot) != 0) {
+  if (__kmp_pt_mprotect((void *)s0, e1 - s0, it->prot) != 0) {
     // Out of VMAs (vm.max_map_count): one call over the whole item merges
     // them again.  Every chunk is then open.
     rc = -1;
-    __kmp_nt_mprotect((void *)it->pbase, it->pend - it->pbase, it->prot);
+    __kmp_pt_mprotect((void *)it->pbase, it->pend - it->pbase, it->prot);
     ro_mark_dirty(it, 0, it->nchunks);
     for (size_t k = 0; k < it->nchunks; k++)
       if (k < c || k >= e)
@@ -248,15 +242,16 @@ static void ro_say(const char *tmpl, const kmp_ro_item *it, uintptr_t addr,
   }
   ro_putu(&bt, (kmp_uint64)syscall(SYS_gettid), 10);
   const char *args[4] = {loc, item, where, tid};
-  ro_subst(&bo, tmpl ? tmpl
-                     : "OMP: Error: readonly at %1$s: list item %2$s was "
-                       "written (address %3$s, OS thread %4$s)\n",
+  ro_subst(&bo,
+           tmpl ? tmpl
+                : "OMP: Error: readonly at %1$s: list item %2$s was "
+                  "written (address %3$s, OS thread %4$s)\n",
            args, 4);
   ro_write_all(out, bo.n);
 }
 
 static void ro_trap(kmp_ro_item *it, uintptr_t addr, int node) {
-  KMP_NT_ADD(readonly_write_traps, 1);
+  KMP_PT_ADD(readonly_write_traps, 1);
   if (node >= 0 || __kmp_readonly_writes != kmp_readonly_writes_warn) {
     ro_say(__kmp_ro_msg_fatal, it, addr, node);
     abort(); // SIGABRT: the core shows the write in this thread's stack
@@ -282,9 +277,8 @@ static int ro_open_between(kmp_ro_item *it, size_t c) {
       sched_yield();
       continue;
     }
-    if (!__atomic_compare_exchange_n(&it->chunks[c], &s, KMP_RO_OPENING,
-                                     false, __ATOMIC_SEQ_CST,
-                                     __ATOMIC_ACQUIRE))
+    if (!__atomic_compare_exchange_n(&it->chunks[c], &s, KMP_RO_OPENING, false,
+                                     __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE))
       continue;
     // A region start raises users before it closes chunks: either it sees
     // this claim and waits for it, or we see the region.
@@ -293,7 +287,7 @@ static int ro_open_between(kmp_ro_item *it, size_t c) {
       return 0;
     }
     ro_open_claimed(it, c, c + 1);
-    KMP_NT_ADD(readonly_serial_writes, 1);
+    KMP_PT_ADD(readonly_serial_writes, 1);
     return 1;
   }
 }
@@ -316,33 +310,21 @@ static int ro_original(kmp_ro_item *it, uintptr_t addr) {
 // The engine protects with PROT_READ: a fault of its own is a write to a
 // page that can be read.  A read fault, or a page that cannot be read (the
 // program's own PROT_NONE guard where an item was unmapped), is not ours.
-// The access type is known where the context says (x86-64's page-fault
-// error code); process_vm_readv() on ourselves asks the kernel whether the
-// page can be read, without faulting.
 static int ro_write_to_readable(uintptr_t page, void *uc) {
-#if KMP_ARCH_X86_64 && defined(REG_ERR)
-  const ucontext_t *ctx = (const ucontext_t *)uc;
-  if (ctx && !(ctx->uc_mcontext.gregs[REG_ERR] & 2))
-    return 0;
-#else
-  (void)uc;
-#endif
-  char byte;
-  struct iovec local = {&byte, 1}, remote = {(void *)page, 1};
-  return syscall(SYS_process_vm_readv, (long)getpid(), &local, 1UL, &remote,
-                 1UL, 0UL) == 1;
+  return __kmp_pt_fault_is_write(uc) != 0 && __kmp_pt_readable(page);
 }
 
 int __kmp_ro_fault(uintptr_t addr, void *uc) {
-  (void)uc;
-  kmp_uint64 gen = __atomic_load_n(&__kmp_ro_gen, __ATOMIC_ACQUIRE);
-  uintptr_t page = addr & ~((uintptr_t)__kmp_nt_page - 1);
+  if (!__kmp_ro_live())
+    return 0;
+  kmp_uint64 gen = __kmp_ro_table.generation();
+  uintptr_t page = addr & ~((uintptr_t)__kmp_pt_page - 1);
   if (ro_tls_last_page == page && ro_tls_last_gen == gen)
     return 0; // the same fault again: not (or no longer) ours
-  __atomic_fetch_add(&__kmp_ro_handlers_active, 1, __ATOMIC_SEQ_CST);
-  int hwm = __atomic_load_n(&__kmp_ro_hwm, __ATOMIC_ACQUIRE), done = 0;
+  __kmp_ro_table.enter();
+  int hwm = __kmp_ro_table.size(), done = 0;
   for (int i = 0; i < hwm && !done; i++) {
-    kmp_ro_item *it = __atomic_load_n(&__kmp_ro_table[i], __ATOMIC_ACQUIRE);
+    kmp_ro_item *it = __kmp_ro_table.at(i);
     if (!it)
       continue;
     if (addr >= it->pbase && addr < it->pend) {
@@ -363,7 +345,7 @@ int __kmp_ro_fault(uintptr_t addr, void *uc) {
       }
     }
   }
-  __atomic_fetch_sub(&__kmp_ro_handlers_active, 1, __ATOMIC_SEQ_CST);
+  __kmp_ro_table.leave();
   return done > 0;
 }
 
@@ -374,10 +356,10 @@ int __kmp_ro_io_write(uintptr_t a, uintptr_t e) {
   if (e <= a)
     return 0;
   int rc = 0;
-  __atomic_fetch_add(&__kmp_ro_handlers_active, 1, __ATOMIC_SEQ_CST);
-  int hwm = __atomic_load_n(&__kmp_ro_hwm, __ATOMIC_ACQUIRE);
+  __kmp_ro_table.enter();
+  int hwm = __kmp_ro_table.size();
   for (int i = 0; i < hwm && !rc; i++) {
-    kmp_ro_item *it = __atomic_load_n(&__kmp_ro_table[i], __ATOMIC_ACQUIRE);
+    kmp_ro_item *it = __kmp_ro_table.at(i);
     if (!it || it->pend <= a || it->pbase >= e || it->pbase == it->pend)
       continue; // the kernel can write the pages an item shares with others
     int kind = __atomic_load_n(&it->kind, __ATOMIC_ACQUIRE);
@@ -391,21 +373,21 @@ int __kmp_ro_io_write(uintptr_t a, uintptr_t e) {
       if (!ro_open_between(it, c))
         rc = EFAULT; // a region lists it: nothing may be written
   }
-  __atomic_fetch_sub(&__kmp_ro_handlers_active, 1, __ATOMIC_SEQ_CST);
+  __kmp_ro_table.leave();
   return rc;
 }
 
 // Mark the cached items that `pick` selects stale: their next region start
 // drops them and copies them afresh.
 template <typename Pick> static void ro_mark_stale(Pick pick) {
-  __atomic_fetch_add(&__kmp_ro_handlers_active, 1, __ATOMIC_SEQ_CST);
-  int hwm = __atomic_load_n(&__kmp_ro_hwm, __ATOMIC_ACQUIRE);
+  __kmp_ro_table.enter();
+  int hwm = __kmp_ro_table.size();
   for (int i = 0; i < hwm; i++) {
-    kmp_ro_item *it = __atomic_load_n(&__kmp_ro_table[i], __ATOMIC_ACQUIRE);
+    kmp_ro_item *it = __kmp_ro_table.at(i);
     if (it && pick(it))
       __atomic_fetch_or(&it->kind, KMP_RO_STALE, __ATOMIC_ACQ_REL);
   }
-  __atomic_fetch_sub(&__kmp_ro_handlers_active, 1, __ATOMIC_SEQ_CST);
+  __kmp_ro_table.leave();
 }
 
 int __kmp_ro_forced_write(uintptr_t a, uintptr_t e) {
@@ -426,4 +408,4 @@ void __kmp_ro_file_write(kmp_uint64 ino) {
   });
 }
 
-#endif // KMP_NEXTTOUCH_SUPPORTED
+#endif // KMP_PAGETRAP_SUPPORTED

@@ -25,7 +25,7 @@
 
 #include "kmp_readonly.h"
 
-#if KMP_NEXTTOUCH_SUPPORTED
+#if KMP_PAGETRAP_SUPPORTED
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -36,7 +36,7 @@ size_t __kmp_ro_reserved = 0; // budget reserved by cached items
 volatile kmp_uint64 __kmp_ro_drops = 0; // items dropped so far
 
 // The VMA holding a, from v[*j] on (sorted); NULL if a is in a hole.
-static const kmp_nt_vma *ro_vma(const kmp_nt_vma *v, int n, int *j,
+static const kmp_pt_vma *ro_vma(const kmp_pt_vma *v, int n, int *j,
                                 uintptr_t a) {
   while (*j < n && v[*j].end <= a)
     (*j)++;
@@ -45,7 +45,7 @@ static const kmp_nt_vma *ro_vma(const kmp_nt_vma *v, int n, int *j,
 
 // The VMA holding a (binary search); NULL if a is in a hole.  *j: the first
 // VMA that ends above a.
-static const kmp_nt_vma *ro_vma_find(const kmp_nt_vma *v, int n, int *j,
+static const kmp_pt_vma *ro_vma_find(const kmp_pt_vma *v, int n, int *j,
                                      uintptr_t a) {
   int lo = 0, hi = n;
   while (lo < hi) {
@@ -61,20 +61,21 @@ static const kmp_nt_vma *ro_vma_find(const kmp_nt_vma *v, int n, int *j,
 
 // Is the VMA m the same kind of memory as it was when it was first seen (a
 // new mapping at its address may not be)?
-static int ro_same_memory(const kmp_ro_item *it, const kmp_nt_vma *m) {
+static int ro_same_memory(const kmp_ro_item *it, const kmp_pt_vma *m) {
   return m->inode == it->inode && !m->shared == !(it->kind & KMP_RO_SHARED) &&
          (!m->inode || m->offset - m->start == it->off_delta);
 }
 
 // Is the cached it still what the maps show: its pages mapped, each chunk
 // protected as its state says, an immutable item's file the same?
-static int ro_still_ours(const kmp_ro_item *it, const kmp_nt_vma *v, int n) {
+static int ro_still_ours(const kmp_ro_item *it, const kmp_pt_vma *v, int n) {
   int j;
   ro_vma_find(v, n, &j, it->mbase); // then forwards from there
   for (uintptr_t a = it->mbase; a < it->mend;) {
-    const kmp_nt_vma *m = ro_vma(v, n, &j, a);
-    if (!m || ((it->kind & KMP_RO_IMMUTABLE) &&
-               (m->inode != it->inode || m->offset - m->start != it->off_delta)))
+    const kmp_pt_vma *m = ro_vma(v, n, &j, a);
+    if (!m ||
+        ((it->kind & KMP_RO_IMMUTABLE) &&
+         (m->inode != it->inode || m->offset - m->start != it->off_delta)))
       return 0;
     a = m->end;
   }
@@ -87,7 +88,7 @@ static int ro_still_ours(const kmp_ro_item *it, const kmp_nt_vma *v, int n) {
     uintptr_t a, e;
     __kmp_ro_chunk_range(it, c, &a, &e);
     while (a < e) {
-      const kmp_nt_vma *m = ro_vma(v, n, &j, a);
+      const kmp_pt_vma *m = ro_vma(v, n, &j, a);
       if (!m || (s == KMP_RO_CLOSED && m->prot != PROT_READ) ||
           (s != KMP_RO_CLOSED && m->prot != it->prot && m->prot != PROT_READ))
         return 0;
@@ -104,7 +105,7 @@ static int ro_still_ours(const kmp_ro_item *it, const kmp_nt_vma *v, int n) {
 // anew as other memory or gave another protection keep what the program
 // gave them; the rest of the item is restored all the same.  Without maps
 // (v NULL: no memory to read them), every closed chunk is restored.
-static void ro_restore(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
+static void ro_restore(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
   if (it->kind & KMP_RO_IMMUTABLE)
     return; // read-only memory of the program: never protected by us
   uintptr_t rs = 0, re = 0; // the run of pages to restore so far
@@ -118,8 +119,8 @@ static void ro_restore(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
       uintptr_t b = e;
       int ours = 1;
       if (v) {
-        const kmp_nt_vma *m = j < 0 ? ro_vma_find(v, nv, &j, a)
-                                    : ro_vma(v, nv, &j, a);
+        const kmp_pt_vma *m =
+            j < 0 ? ro_vma_find(v, nv, &j, a) : ro_vma(v, nv, &j, a);
         if (m) {
           b = m->end < e ? m->end : e;
           ours = ro_same_memory(it, m) &&
@@ -133,7 +134,7 @@ static void ro_restore(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
         re = b;
       } else {
         if (rs < re)
-          __kmp_nt_mprotect((void *)rs, re - rs, it->prot);
+          __kmp_pt_mprotect((void *)rs, re - rs, it->prot);
         rs = ours ? a : 0;
         re = ours ? b : 0;
       }
@@ -141,38 +142,33 @@ static void ro_restore(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
     }
   }
   if (rs < re)
-    __kmp_nt_mprotect((void *)rs, re - rs, it->prot);
+    __kmp_pt_mprotect((void *)rs, re - rs, it->prot);
 }
 
 // Drop it: its pages given their protection back (ro_restore; before it is
 // unpublished, so that a serial write meanwhile still finds it), unpublished,
 // replicas freed.  v: the maps, NULL if they could not be read.
-static void ro_drop(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
+static void ro_drop(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
   ro_restore(it, v, nv);
-  for (int i = 0; i < __kmp_ro_hwm; i++)
-    if (__kmp_ro_table[i] == it)
-      __atomic_store_n(&__kmp_ro_table[i], (kmp_ro_item *)NULL,
-                       __ATOMIC_RELEASE);
-  while (__kmp_ro_hwm > 0 && !__kmp_ro_table[__kmp_ro_hwm - 1])
-    __kmp_ro_hwm--;
-  __atomic_fetch_add(&__kmp_ro_gen, 1, __ATOMIC_ACQ_REL);
+  int slot = __kmp_ro_table.find(it);
+  if (slot >= 0)
+    __kmp_ro_table.unpublish(slot);
   // Maps read before this are out of date for its pages (region starts
   // read them again before they look at another item).
   __atomic_fetch_add(&__kmp_ro_drops, 1, __ATOMIC_ACQ_REL);
-  while (__atomic_load_n(&__kmp_ro_handlers_active, __ATOMIC_SEQ_CST))
-    KMP_CPU_PAUSE();
+  __kmp_ro_table.retire();
   __kmp_ro_free_replicas(it);
   __kmp_ro_reserved -= it->reserved;
-  KMP_NT_ADD(readonly_dropped, 1);
-  __kmp_nt_private_free(it, it->alloc_bytes);
+  KMP_PT_ADD(readonly_dropped, 1);
+  __kmp_pt_private_free(it, it->alloc_bytes);
 }
 
 // The least recently used item no region uses, with budget reserved if
 // `budget`; NULL if none.
 static kmp_ro_item *ro_lru(int budget, const kmp_ro_item *keep) {
   kmp_ro_item *v = NULL;
-  for (int i = 0; i < __kmp_ro_hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table[i];
+  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table.slot[i];
     if (it && it != keep && !it->users && (!budget || it->reserved) &&
         (!v || it->last_use < v->last_use))
       v = it;
@@ -188,9 +184,9 @@ static int ro_home(uintptr_t mbase, uintptr_t mend) {
   int status[CHUNK], home = -2;
   for (uintptr_t a = mbase; a < mend && home != -1;) {
     int k = 0;
-    for (; k < CHUNK && a < mend; k++, a += __kmp_nt_page)
+    for (; k < CHUNK && a < mend; k++, a += __kmp_pt_page)
       pages[k] = (void *)a;
-    if (__kmp_nt_move_pages(k, pages, NULL, status, 0) != 0)
+    if (__kmp_pt_move_pages(k, pages, NULL, status, 0) != 0)
       return -1;
     for (int i = 0; i < k; i++)
       if (status[i] >= 0)
@@ -202,27 +198,23 @@ static int ro_home(uintptr_t mbase, uintptr_t mend) {
 // A new item for [base, end), published with every chunk open (the region
 // start closes them); NULL if the table is full of items in use.
 static kmp_ro_item *ro_new(uintptr_t base, uintptr_t end, int prot, int kind,
-                           const kmp_nt_vma *v, const kmp_nt_vma *maps,
+                           const kmp_pt_vma *v, const kmp_pt_vma *maps,
                            int nmaps) {
-  int slot = -1;
-  for (int i = 0; i < KMP_RO_MAX_ITEMS && slot < 0; i++)
-    if (!__kmp_ro_table[i])
-      slot = i;
-  if (slot < 0) {
+  if (__kmp_ro_table.full()) {
     kmp_ro_item *old = ro_lru(0, NULL);
     if (!old)
       return NULL;
     ro_drop(old, maps, nmaps);
     return ro_new(base, end, prot, kind, v, maps, nmaps);
   }
-  uintptr_t pg = (uintptr_t)__kmp_nt_page;
+  uintptr_t pg = (uintptr_t)__kmp_pt_page;
   uintptr_t pbase = (base + pg - 1) & ~(pg - 1), pend = end & ~(pg - 1);
   if (pbase > pend)
     pbase = pend;
-  size_t nchunks = (pend - pbase + __kmp_ro_chunk_bytes() - 1) /
-                   __kmp_ro_chunk_bytes();
+  size_t nchunks =
+      (pend - pbase + __kmp_ro_chunk_bytes() - 1) / __kmp_ro_chunk_bytes();
   size_t bytes = (sizeof(kmp_ro_item) + nchunks + pg - 1) & ~(pg - 1);
-  kmp_ro_item *it = (kmp_ro_item *)__kmp_nt_private_alloc(bytes);
+  kmp_ro_item *it = (kmp_ro_item *)__kmp_pt_private_alloc(bytes);
   if (!it)
     return NULL;
   memset(it, 0, sizeof *it);
@@ -241,10 +233,8 @@ static kmp_ro_item *ro_new(uintptr_t base, uintptr_t end, int prot, int kind,
   memset(it->chunks, (kind & KMP_RO_IMMUTABLE) ? KMP_RO_CLOSED : KMP_RO_OPEN,
          nchunks);
   it->alloc_bytes = bytes;
-  it->home = __kmp_nt_num_nodes > 1 ? ro_home(it->mbase, it->mend) : 0;
-  __atomic_store_n(&__kmp_ro_table[slot], it, __ATOMIC_RELEASE);
-  if (slot >= __kmp_ro_hwm)
-    __atomic_store_n(&__kmp_ro_hwm, slot + 1, __ATOMIC_RELEASE);
+  it->home = __kmp_pt_num_nodes > 1 ? ro_home(it->mbase, it->mend) : 0;
+  __kmp_ro_table.publish(it);
   return it;
 }
 
@@ -266,16 +256,16 @@ static int ro_on_my_stack(uintptr_t s, uintptr_t e) {
 
 // What [base, end) is: 0 with *prot, *kind and its first VMA, or an errno.
 // stacks: the stacks of the threads the runtime knows.
-static int ro_classify(uintptr_t base, uintptr_t end, const kmp_nt_vma *v,
-                       int n, const kmp_nt_range *stacks, int nstacks,
-                       int *prot, int *kind, const kmp_nt_vma **first) {
-  uintptr_t pg = (uintptr_t)__kmp_nt_page;
+static int ro_classify(uintptr_t base, uintptr_t end, const kmp_pt_vma *v,
+                       int n, const kmp_pt_range *stacks, int nstacks,
+                       int *prot, int *kind, const kmp_pt_vma **first) {
+  uintptr_t pg = (uintptr_t)__kmp_pt_page;
   uintptr_t mb = base & ~(pg - 1), me = (end + pg - 1) & ~(pg - 1);
   int j = 0, w = 0, r = 0, file = 1;
   *kind = 0;
   *first = NULL;
   for (uintptr_t a = mb; a < me;) {
-    const kmp_nt_vma *m = ro_vma(v, n, &j, a);
+    const kmp_pt_vma *m = ro_vma(v, n, &j, a);
     if (!m)
       return EFAULT;
     if (!*first)
@@ -295,15 +285,15 @@ static int ro_classify(uintptr_t base, uintptr_t end, const kmp_nt_vma *v,
   // Pages of the engine's own (the items, which the fault path writes, and
   // the replicas; a range inside a replica was translated by the caller):
   // never protected.
-  for (int i = 0; i < __kmp_ro_hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table[i];
+  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table.slot[i];
     if (!it)
       continue;
     if (mb < (uintptr_t)it + it->alloc_bytes && me > (uintptr_t)it)
       return EINVAL;
     for (int nd = 0; nd < KMP_RO_MAX_NODES; nd++)
-      if (it->rep[nd].map && mb < (uintptr_t)it->rep[nd].dirty +
-                                      it->rep[nd].map_bytes &&
+      if (it->rep[nd].map &&
+          mb < (uintptr_t)it->rep[nd].dirty + it->rep[nd].map_bytes &&
           me > (uintptr_t)it->rep[nd].dirty)
         return EINVAL;
   }
@@ -336,7 +326,7 @@ static void ro_close(kmp_ro_item *it) {
     uintptr_t s0, e0, s1, e1;
     __kmp_ro_chunk_range(it, c, &s0, &e0);
     __kmp_ro_chunk_range(it, e - 1, &s1, &e1);
-    if (__kmp_nt_mprotect((void *)s0, e1 - s0, PROT_READ) != 0) {
+    if (__kmp_pt_mprotect((void *)s0, e1 - s0, PROT_READ) != 0) {
       // Out of VMAs: not trapped, and replicas copied at every region.
       for (size_t k = c; k < e; k++)
         __atomic_store_n(&it->chunks[k], KMP_RO_OPEN, __ATOMIC_RELEASE);
@@ -348,13 +338,14 @@ static void ro_close(kmp_ro_item *it) {
 
 // May it have replicas?  Reserves the budget for one per node that may
 // need one, evicting the least recently used items if that makes room.
-int __kmp_ro_reserve(kmp_ro_item *it, const kmp_nt_vma *v, int nv) {
+int __kmp_ro_reserve(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
   if (it->replicable)
     return 1;
-  size_t nodes = __kmp_nt_num_nodes > 1 ? __kmp_nt_num_nodes : 1;
+  size_t nodes = __kmp_pt_num_nodes > 1 ? __kmp_pt_num_nodes : 1;
   if (nodes > 1 && it->home >= 0 && !__kmp_readonly_force)
     nodes--;
-  size_t need = (it->mend - it->mbase) * nodes, budget = __kmp_readonly_budget_bytes();
+  size_t need = (it->mend - it->mbase) * nodes,
+         budget = __kmp_readonly_budget_bytes();
   if (need / nodes != it->mend - it->mbase || need > budget)
     return 0;
   while (__kmp_ro_reserved + need > budget) {
@@ -376,8 +367,8 @@ static void ro_translate(uintptr_t *base, uintptr_t *end) {
   // Only the nodes that have replicas: a loop over every node slot of every
   // item made a region start with 256 items take milliseconds.
   int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
-  for (int i = 0; i < __kmp_ro_hwm && nodes; i++) {
-    kmp_ro_item *it = __kmp_ro_table[i];
+  for (int i = 0; i < __kmp_ro_table.hwm && nodes; i++) {
+    kmp_ro_item *it = __kmp_ro_table.slot[i];
     if (!it)
       continue;
     for (int nd = 0; nd < nodes; nd++) {
@@ -392,16 +383,15 @@ static void ro_translate(uintptr_t *base, uintptr_t *end) {
 }
 
 kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
-                             const kmp_nt_vma *v, int nv,
-                             const kmp_nt_range *stacks, int nstacks,
-                             int *err) {
+                            const kmp_pt_vma *v, int nv,
+                            const kmp_pt_range *stacks, int nstacks, int *err) {
   ro_translate(pbase, pend);
   uintptr_t base = *pbase, end = *pend;
   kmp_ro_item *it = NULL;
-  for (int i = 0; i < __kmp_ro_hwm && !it; i++)
-    if (__kmp_ro_table[i] && __kmp_ro_table[i]->base == base &&
-        __kmp_ro_table[i]->end == end)
-      it = __kmp_ro_table[i];
+  for (int i = 0; i < __kmp_ro_table.hwm && !it; i++)
+    if (__kmp_ro_table.slot[i] && __kmp_ro_table.slot[i]->base == base &&
+        __kmp_ro_table.slot[i]->end == end)
+      it = __kmp_ro_table.slot[i];
   if (it && !it->users &&
       ((__atomic_load_n(&it->kind, __ATOMIC_ACQUIRE) & KMP_RO_STALE) ||
        !ro_still_ours(it, v, nv))) {
@@ -414,8 +404,8 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
   }
   // Inside an item a running region holds (a nested region lists part of
   // it): that item serves it.
-  for (int i = 0; i < __kmp_ro_hwm && !it; i++) {
-    kmp_ro_item *o = __kmp_ro_table[i];
+  for (int i = 0; i < __kmp_ro_table.hwm && !it; i++) {
+    kmp_ro_item *o = __kmp_ro_table.slot[i];
     if (o && o->users && o->base <= base && end <= o->end)
       it = o;
   }
@@ -423,8 +413,8 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
     // A different item over the same bytes: dropped, unless a region uses
     // it.  The maps have changed then: the caller reads them again.
     int dropped = 0;
-    for (int i = 0; i < __kmp_ro_hwm; i++) {
-      kmp_ro_item *o = __kmp_ro_table[i];
+    for (int i = 0; i < __kmp_ro_table.hwm; i++) {
+      kmp_ro_item *o = __kmp_ro_table.slot[i];
       if (!o || o->end <= base || o->base >= end)
         continue;
       if (o->users) {
@@ -439,9 +429,8 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
       return NULL;
     }
     int prot, kind;
-    const kmp_nt_vma *first;
-    *err = ro_classify(base, end, v, nv, stacks, nstacks, &prot, &kind,
-                       &first);
+    const kmp_pt_vma *first;
+    *err = ro_classify(base, end, v, nv, stacks, nstacks, &prot, &kind, &first);
     if (*err)
       return NULL;
     it = ro_new(base, end, prot, kind, first, v, nv);
@@ -461,10 +450,10 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
 // EBUSY if some were in use.  Under __kmp_ro_lock.
 int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages) {
   int rc = 0;
-  kmp_nt_vma *v = NULL;
+  kmp_pt_vma *v = NULL;
   int nv = -1;
-  for (int i = 0; i < __kmp_ro_hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table[i];
+  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table.slot[i];
     if (!it)
       continue;
     uintptr_t s = pages ? it->pbase : it->base, e = pages ? it->pend : it->end;
@@ -475,7 +464,7 @@ int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages) {
       continue;
     }
     if (nv < 0)
-      nv = __kmp_nt_read_maps(&v, 0);
+      nv = __kmp_pt_read_maps(&v, 0);
     ro_drop(it, nv < 0 ? NULL : v, nv);
   }
   if (v)
@@ -487,14 +476,14 @@ int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages) {
 // program unmapped them, or free() gave them back to the system): their
 // replicas are freed now rather than when the budget or the table needs
 // room.  v: the maps of a region start.
-void __kmp_ro_drop_gone(const kmp_nt_vma *v, int nv) {
-  for (int i = 0; i < __kmp_ro_hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table[i];
+void __kmp_ro_drop_gone(const kmp_pt_vma *v, int nv) {
+  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table.slot[i];
     if (!it || it->users)
       continue;
     int j;
     uintptr_t a = it->mbase;
-    const kmp_nt_vma *m = ro_vma_find(v, nv, &j, a);
+    const kmp_pt_vma *m = ro_vma_find(v, nv, &j, a);
     while (m && m->end < it->mend) {
       a = m->end;
       m = ro_vma(v, nv, &j, a);
@@ -504,4 +493,4 @@ void __kmp_ro_drop_gone(const kmp_nt_vma *v, int nv) {
   }
 }
 
-#endif // KMP_NEXTTOUCH_SUPPORTED
+#endif // KMP_PAGETRAP_SUPPORTED

@@ -29,7 +29,7 @@
 
 #include "kmp_readonly.h"
 
-#if KMP_NEXTTOUCH_SUPPORTED
+#if KMP_PAGETRAP_SUPPORTED
 #include <linux/mempolicy.h>
 #include <sched.h>
 #include <string.h>
@@ -40,14 +40,14 @@
 #endif
 
 int __kmp_ro_thread_node() {
-  int n = __kmp_nt_node_of_current_cpu();
+  int n = __kmp_pt_node_of_current_cpu();
   if (n < 0 && __kmp_readonly_force)
     n = 0;
   return n < KMP_RO_MAX_NODES ? n : -1;
 }
 
 static size_t ro_round_page(size_t b) {
-  return (b + __kmp_nt_page - 1) & ~((size_t)__kmp_nt_page - 1);
+  return (b + __kmp_pt_page - 1) & ~((size_t)__kmp_pt_page - 1);
 }
 
 // Copy [s, e) of the original into the replica m, whose pages there are
@@ -56,33 +56,33 @@ static size_t ro_copy(const kmp_ro_item *it, char *m, uintptr_t s,
                       uintptr_t e) {
   if (s >= e)
     return 0;
-  uintptr_t pg = (uintptr_t)__kmp_nt_page;
+  uintptr_t pg = (uintptr_t)__kmp_pt_page;
   uintptr_t ps = s & ~(pg - 1), pe = (e + pg - 1) & ~(pg - 1);
   char *w = m + (ps - it->mbase);
-  __kmp_nt_mprotect(w, pe - ps, PROT_READ | PROT_WRITE);
+  __kmp_pt_mprotect(w, pe - ps, PROT_READ | PROT_WRITE);
   memcpy(m + (s - it->mbase), (const void *)s, e - s);
-  __kmp_nt_mprotect(w, pe - ps, PROT_READ);
+  __kmp_pt_mprotect(w, pe - ps, PROT_READ);
   return e - s;
 }
 
 // A new replica of it on node: NULL if there is no memory for it.
 static char *ro_make(kmp_ro_item *it, kmp_ro_replica *r, int node) {
   size_t db = ro_round_page(it->nchunks), rb = it->mend - it->mbase;
-  char *p = (char *)__kmp_nt_private_alloc(db + rb);
+  char *p = (char *)__kmp_pt_private_alloc(db + rb);
   if (!p)
     return NULL;
   char *m = p + db;
   // The pages go to node whichever CPU the copying thread runs on; if the
   // node is full, elsewhere (MPOL_PREFERRED) rather than failing.
-  unsigned long mask[KMP_NT_MASK_WORDS];
+  unsigned long mask[KMP_PT_MASK_WORDS];
   memset(mask, 0, sizeof mask);
   mask[node / (8 * sizeof(long))] |= 1UL << (node % (8 * sizeof(long)));
-  __kmp_nt_mbind(m, rb, MPOL_PREFERRED, mask, KMP_NT_MAXNODE, 0);
+  __kmp_pt_mbind(m, rb, MPOL_PREFERRED, mask, KMP_PT_MAXNODE, 0);
   // Allocate the pages in one call rather than one fault each.
   madvise(m, rb, MADV_POPULATE_WRITE);
   memcpy(m + (it->base - it->mbase), (const void *)it->base,
          it->end - it->base);
-  __kmp_nt_mprotect(m, rb, PROT_READ);
+  __kmp_pt_mprotect(m, rb, PROT_READ);
   r->dirty = (unsigned char *)p;
   r->map_bytes = db + rb;
   // The fault path looks at nodes below __kmp_ro_node_hwm: raise it first.
@@ -129,24 +129,24 @@ static size_t ro_refresh(kmp_ro_item *it, kmp_ro_replica *r) {
 }
 
 static void ro_prepare(kmp_ro_item *it, kmp_ro_replica *r, int node) {
-  kmp_uint64 t0 = __kmp_nt_now_ns();
+  kmp_uint64 t0 = __kmp_pt_now_ns();
   if (!r->map) {
     if (!ro_make(it, r, node)) {
-      KMP_NT_ADD(readonly_fallback_budget, 1); // no memory: the original
+      KMP_PT_ADD(readonly_fallback_budget, 1); // no memory: the original
       return;
     }
-    KMP_NT_ADD(readonly_replicas, 1);
-    KMP_NT_ADD(readonly_bytes_replicated, it->end - it->base);
+    KMP_PT_ADD(readonly_replicas, 1);
+    KMP_PT_ADD(readonly_bytes_replicated, it->end - it->base);
   } else {
     size_t copied = ro_refresh(it, r);
     if (copied) {
-      KMP_NT_ADD(readonly_refreshes, 1);
-      KMP_NT_ADD(readonly_bytes_replicated, copied);
+      KMP_PT_ADD(readonly_refreshes, 1);
+      KMP_PT_ADD(readonly_bytes_replicated, copied);
     } else {
-      KMP_NT_ADD(readonly_replicas_reused, 1);
+      KMP_PT_ADD(readonly_replicas_reused, 1);
     }
   }
-  KMP_NT_ADD(readonly_replica_ns, __kmp_nt_now_ns() - t0);
+  KMP_PT_ADD(readonly_replica_ns, __kmp_pt_now_ns() - t0);
 }
 
 char *__kmp_ro_replica(kmp_ro_item *it, int node, kmp_uint64 act) {
@@ -155,8 +155,8 @@ char *__kmp_ro_replica(kmp_ro_item *it, int node, kmp_uint64 act) {
     if (__atomic_load_n(&r->ready, __ATOMIC_ACQUIRE) == act)
       return __atomic_load_n(&r->map, __ATOMIC_ACQUIRE);
     int idle = 0;
-    if (__atomic_compare_exchange_n(&r->busy, &idle, 1, false,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (__atomic_compare_exchange_n(&r->busy, &idle, 1, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
       if (__atomic_load_n(&r->ready, __ATOMIC_ACQUIRE) != act)
         ro_prepare(it, r, node);
       __atomic_store_n(&r->ready, act, __ATOMIC_RELEASE);
@@ -175,7 +175,7 @@ void __kmp_ro_free_replicas(kmp_ro_item *it) {
   for (int n = 0; n < KMP_RO_MAX_NODES; n++) {
     kmp_ro_replica *r = &it->rep[n];
     if (r->map)
-      __kmp_nt_private_free(r->dirty, r->map_bytes);
+      __kmp_pt_private_free(r->dirty, r->map_bytes);
     r->map = NULL;
     r->dirty = NULL;
     r->map_bytes = 0;
@@ -198,7 +198,7 @@ void __kmp_ro_replicas_disown(kmp_ro_item *it) {
   for (int n = 0; n < KMP_RO_MAX_NODES; n++) {
     kmp_ro_replica *r = &it->rep[n];
     if (r->map)
-      __kmp_nt_mprotect(r->map, it->mend - it->mbase, PROT_READ | PROT_WRITE);
+      __kmp_pt_mprotect(r->map, it->mend - it->mbase, PROT_READ | PROT_WRITE);
     r->map = NULL;
     r->dirty = NULL;
     r->map_bytes = 0;
@@ -207,4 +207,4 @@ void __kmp_ro_replicas_disown(kmp_ro_item *it) {
   }
 }
 
-#endif // KMP_NEXTTOUCH_SUPPORTED
+#endif // KMP_PAGETRAP_SUPPORTED

@@ -1,6 +1,6 @@
 /*
- * kmp_nexttouch_sigmask.cpp -- affinity-on-next-touch and readonly(list):
- * SIGSEGV stays deliverable in every thread.
+ * kmp_pagetrap_sigmask.cpp -- the page-trap layer: SIGSEGV stays
+ * deliverable in every thread.
  *
  * The engines find out about a touch through the SIGSEGV of a fault on a
  * protected page.  The kernel cannot deliver a fault's SIGSEGV to a thread
@@ -15,8 +15,8 @@
  *    blocks SIGSEGV.  The thread's own view is kept (the old mask the calls
  *    return says SIGSEGV is blocked if the program blocked it), and a
  *    SIGSEGV sent to the thread while the program blocks it is held by the
- *    engine's handler and raised again when the program unblocks it
- *    (__kmp_nt_hold_segv).
+ *    layer's handler and raised again when the program unblocks it
+ *    (__kmp_pt_hold_segv).
  *  - pthread_create: a thread created by one that blocks SIGSEGV, or with
  *    an attribute mask that blocks it (pthread_attr_setsigmask_np), starts
  *    with SIGSEGV deliverable and blocked in its own view.
@@ -25,10 +25,10 @@
  *    returns shows the mask as the program gave it.
  *
  * Active while KMP_NEXTTOUCH or KMP_READONLY is on (the default); then a
- * call that would block SIGSEGV puts the engines' handler in front, which
+ * call that would block SIGSEGV puts the layer's handler in front, which
  * holds a SIGSEGV sent to a thread that blocks it.  Masks set by raw system
  * calls are not seen here: the check of every thread's mask when pages are
- * armed (kmp_nexttouch_disarm.cpp) still covers them.
+ * armed (kmp_nexttouch_guard.cpp) still covers them.
  *
  * Runs in the calling thread, also inside signal handlers (the calls are
  * async-signal-safe: no locks, no allocation but pthread_create's).
@@ -42,9 +42,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kmp_nexttouch.h"
+#include "kmp_pagetrap.h"
 
-#if KMP_NEXTTOUCH_SUPPORTED
+#if KMP_PAGETRAP_SUPPORTED
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -53,41 +53,41 @@
 #include <unistd.h>
 
 // Initial-exec TLS, as on the fault path.
-#define NT_TLS __thread __attribute__((tls_model("initial-exec")))
+#define PT_TLS __thread __attribute__((tls_model("initial-exec")))
 
 // The program blocks SIGSEGV in this thread (its view; the kernel's mask
 // does not), and a SIGSEGV sent to it meanwhile is held.
-static NT_TLS int nt_tls_segv_blocked;
-static NT_TLS int nt_tls_segv_held;
+static PT_TLS int pt_tls_segv_blocked;
+static PT_TLS int pt_tls_segv_held;
 
 // sigaction: the signals whose handler the program gave a mask with SIGSEGV.
-static volatile kmp_uint64 nt_sa_segv;
+static volatile kmp_uint64 pt_sa_segv;
 
-static int nt_keep_segv() {
+static int pt_keep_segv() {
   return TCR_4(__kmp_nexttouch) || TCR_4(__kmp_readonly);
 }
 
 // Whenever the kernel is asked for a mask without SIGSEGV that the program
 // wanted with it: the engines' handler is in front (one query when it is
 // already), so that it holds a SIGSEGV sent meanwhile.
-static void nt_handler_for_held() { __kmp_nt_install_handler(); }
+static void pt_handler_for_held() { __kmp_pt_install_handler(); }
 
-int __kmp_nt_hold_segv(const siginfo_t *si) {
-  if (!nt_tls_segv_blocked || !si || si->si_code > 0)
+int __kmp_pt_hold_segv(const siginfo_t *si) {
+  if (!pt_tls_segv_blocked || !si || si->si_code > 0)
     return 0; // a fault, or the thread does not block it
-  nt_tls_segv_held = 1;
+  pt_tls_segv_held = 1;
   return 1;
 }
 
-typedef int (*nt_sigmask_fn)(int, const sigset_t *, sigset_t *);
+typedef int (*pt_sigmask_fn)(int, const sigset_t *, sigset_t *);
 
 // The mask change of pthread_sigmask/sigprocmask through `real`; returns its
 // result (an error number or -1, as `real` does).
-static int nt_sigmask(nt_sigmask_fn real, int how, const sigset_t *set,
+static int pt_sigmask(pt_sigmask_fn real, int how, const sigset_t *set,
                       sigset_t *old) {
-  if (!nt_keep_segv())
+  if (!pt_keep_segv())
     return real(how, set, old);
-  int was = nt_tls_segv_blocked, now = was;
+  int was = pt_tls_segv_blocked, now = was;
   sigset_t mask;
   const sigset_t *pass = set;
   if (set) {
@@ -102,7 +102,7 @@ static int nt_sigmask(nt_sigmask_fn real, int how, const sigset_t *set,
       mask = *set;
       sigdelset(&mask, SIGSEGV);
       pass = &mask;
-      nt_handler_for_held();
+      pt_handler_for_held();
     }
   }
   int rc = real(how, pass, old);
@@ -110,9 +110,9 @@ static int nt_sigmask(nt_sigmask_fn real, int how, const sigset_t *set,
     return rc;
   if (old && was)
     sigaddset(old, SIGSEGV);
-  nt_tls_segv_blocked = now;
-  if (was && !now && nt_tls_segv_held) {
-    nt_tls_segv_held = 0;
+  pt_tls_segv_blocked = now;
+  if (was && !now && pt_tls_segv_held) {
+    pt_tls_segv_held = 0;
     syscall(SYS_tgkill, (long)getpid(), (long)syscall(SYS_gettid), SIGSEGV);
   }
   return 0;
@@ -120,37 +120,32 @@ static int nt_sigmask(nt_sigmask_fn real, int how, const sigset_t *set,
 
 extern "C" int pthread_sigmask(int how, const sigset_t *set, sigset_t *old) {
   static void *volatile next;
-  nt_sigmask_fn f = (nt_sigmask_fn)__kmp_nt_next(&next, "pthread_sigmask");
-  return f ? nt_sigmask(f, how, set, old) : ENOSYS;
+  pt_sigmask_fn f = (pt_sigmask_fn)__kmp_pt_next(&next, "pthread_sigmask");
+  return f ? pt_sigmask(f, how, set, old) : ENOSYS;
 }
 
 extern "C" int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
-  static void *volatile next;
-  nt_sigmask_fn f = (nt_sigmask_fn)__kmp_nt_next(&next, "sigprocmask");
-  if (!f) {
-    errno = ENOSYS;
-    return -1;
-  }
-  return nt_sigmask(f, how, set, old);
+  KMP_PT_NEXT(pt_sigmask_fn, "sigprocmask", -1)
+  return pt_sigmask(f, how, set, old);
 }
 
 // A thread that starts blocking SIGSEGV in the program's view.
-struct nt_start {
+struct pt_start {
   void *(*fn)(void *);
   void *arg;
 };
 
-static void *nt_start_blocked(void *p) {
-  nt_start s = *(nt_start *)p;
+static void *pt_start_blocked(void *p) {
+  pt_start s = *(pt_start *)p;
   free(p);
   static void *volatile next;
-  nt_sigmask_fn f = (nt_sigmask_fn)__kmp_nt_next(&next, "pthread_sigmask");
+  pt_sigmask_fn f = (pt_sigmask_fn)__kmp_pt_next(&next, "pthread_sigmask");
   sigset_t segv;
   sigemptyset(&segv);
   sigaddset(&segv, SIGSEGV);
   if (f)
     f(SIG_UNBLOCK, &segv, NULL);
-  nt_tls_segv_blocked = 1;
+  pt_tls_segv_blocked = 1;
   return s.fn(s.arg);
 }
 
@@ -159,12 +154,12 @@ extern "C" int pthread_create(pthread_t *th, const pthread_attr_t *attr,
   static void *volatile next;
   typedef int (*fn_t)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
                       void *);
-  fn_t f = (fn_t)__kmp_nt_next(&next, "pthread_create");
+  fn_t f = (fn_t)__kmp_pt_next(&next, "pthread_create");
   if (!f)
     return ENOSYS;
-  if (!nt_keep_segv())
+  if (!pt_keep_segv())
     return f(th, attr, fn, arg);
-  int blocked = nt_tls_segv_blocked;
+  int blocked = pt_tls_segv_blocked;
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)
   sigset_t am;
   if (attr && pthread_attr_getsigmask_np(attr, &am) == 0)
@@ -172,13 +167,13 @@ extern "C" int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 #endif
   if (!blocked)
     return f(th, attr, fn, arg);
-  nt_handler_for_held();
-  nt_start *s = (nt_start *)malloc(sizeof(nt_start));
+  pt_handler_for_held();
+  pt_start *s = (pt_start *)malloc(sizeof(pt_start));
   if (!s)
     return EAGAIN;
   s->fn = fn;
   s->arg = arg;
-  int rc = f(th, attr, nt_start_blocked, s);
+  int rc = f(th, attr, pt_start_blocked, s);
   if (rc)
     free(s);
   return rc;
@@ -186,16 +181,11 @@ extern "C" int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 
 extern "C" int sigaction(int sig, const struct sigaction *act,
                          struct sigaction *old) {
-  static void *volatile next;
   typedef int (*fn_t)(int, const struct sigaction *, struct sigaction *);
-  fn_t f = (fn_t)__kmp_nt_next(&next, "sigaction");
-  if (!f) {
-    errno = ENOSYS;
-    return -1;
-  }
+  KMP_PT_NEXT(fn_t, "sigaction", -1)
   // SIGSEGV's own handler has it blocked while it runs, as the kernel does
   // for every handler (unless SA_NODEFER): its mask is left alone.
-  if (!nt_keep_segv() || sig == SIGSEGV || sig <= 0 || sig > 64)
+  if (!pt_keep_segv() || sig == SIGSEGV || sig <= 0 || sig > 64)
     return f(sig, act, old);
   kmp_uint64 bit = (kmp_uint64)1 << (sig - 1);
   struct sigaction a;
@@ -206,7 +196,7 @@ extern "C" int sigaction(int sig, const struct sigaction *act,
     sigdelset(&a.sa_mask, SIGSEGV);
     pass = &a;
   }
-  kmp_uint64 had = __atomic_load_n(&nt_sa_segv, __ATOMIC_ACQUIRE) & bit;
+  kmp_uint64 had = __atomic_load_n(&pt_sa_segv, __ATOMIC_ACQUIRE) & bit;
   int rc = f(sig, pass, old);
   if (rc != 0)
     return rc;
@@ -214,11 +204,11 @@ extern "C" int sigaction(int sig, const struct sigaction *act,
     sigaddset(&old->sa_mask, SIGSEGV);
   if (act) {
     if (asked)
-      __atomic_fetch_or(&nt_sa_segv, bit, __ATOMIC_ACQ_REL);
+      __atomic_fetch_or(&pt_sa_segv, bit, __ATOMIC_ACQ_REL);
     else
-      __atomic_fetch_and(&nt_sa_segv, ~bit, __ATOMIC_ACQ_REL);
+      __atomic_fetch_and(&pt_sa_segv, ~bit, __ATOMIC_ACQ_REL);
   }
   return 0;
 }
 
-#endif // KMP_NEXTTOUCH_SUPPORTED
+#endif // KMP_PAGETRAP_SUPPORTED

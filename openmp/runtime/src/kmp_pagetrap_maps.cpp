@@ -1,11 +1,11 @@
 /*
- * kmp_nexttouch_maps.cpp -- affinity-on-next-touch: the process's VMAs as
- * /proc/self/maps (or smaps, for AnonHugePages) lists them, which ranges a
- * request may arm, and which threads block SIGSEGV (/proc/self/task).
+ * kmp_pagetrap_maps.cpp -- the page-trap layer: the process's VMAs as
+ * /proc/self/maps (or smaps, for AnonHugePages) lists them, the calling
+ * thread's stack, and which threads block SIGSEGV (/proc/self/task).
  *
- * Runs when a request is made, when requests are armed, at the join of a
- * team while pages are armed, and when a readonly region starts
- * (kmp_readonly.cpp); never in a signal handler.
+ * Runs when the engines need the maps (a next-touch request or arming, a
+ * join while pages are armed, a readonly region's start); never in a signal
+ * handler (the handler's own reader is __kmp_pt_none_vma).
  */
 
 //===----------------------------------------------------------------------===//
@@ -16,9 +16,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kmp_nexttouch.h"
+#include "kmp_pagetrap.h"
 
-#if KMP_NEXTTOUCH_SUPPORTED
+#if KMP_PAGETRAP_SUPPORTED
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uintptr_t nt_hex(const char *&s) {
+static uintptr_t pt_hex(const char *&s) {
   uintptr_t v = 0;
   for (;; s++) {
     int c = *s;
@@ -42,7 +42,7 @@ static uintptr_t nt_hex(const char *&s) {
 }
 
 // The whole file in one buffer (allocated with __kmp_allocate).
-static char *nt_slurp(const char *path) {
+static char *pt_slurp(const char *path) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return NULL;
@@ -68,12 +68,12 @@ static char *nt_slurp(const char *path) {
   return buf;
 }
 
-int __kmp_nt_read_maps(kmp_nt_vma **out, int smaps) {
-  char *buf = nt_slurp(smaps ? "/proc/self/smaps" : "/proc/self/maps");
+int __kmp_pt_read_maps(kmp_pt_vma **out, int smaps) {
+  char *buf = pt_slurp(smaps ? "/proc/self/smaps" : "/proc/self/maps");
   if (!buf)
     return -1;
   int n = 0, cap = 64;
-  kmp_nt_vma *v = (kmp_nt_vma *)__kmp_allocate(sizeof(kmp_nt_vma) * cap);
+  kmp_pt_vma *v = (kmp_pt_vma *)__kmp_allocate(sizeof(kmp_pt_vma) * cap);
   for (const char *s = buf; *s;) {
     const char *eol = strchr(s, '\n');
     if (!eol)
@@ -92,12 +92,12 @@ int __kmp_nt_read_maps(kmp_nt_vma **out, int smaps) {
       s = *eol ? eol + 1 : eol;
       continue;
     }
-    kmp_nt_vma m;
+    kmp_pt_vma m;
     m.thp_bytes = 0;
-    m.start = nt_hex(s);
+    m.start = pt_hex(s);
     if (*s == '-')
       s++;
-    m.end = nt_hex(s);
+    m.end = pt_hex(s);
     while (*s == ' ')
       s++;
     m.prot = 0;
@@ -115,7 +115,7 @@ int __kmp_nt_read_maps(kmp_nt_vma **out, int smaps) {
       const char *f = s + 4;
       while (f < eol && *f == ' ')
         f++;
-      m.offset = nt_hex(f);
+      m.offset = pt_hex(f);
       while (f < eol && *f == ' ')
         f++;
       while (f < eol && *f != ' ') // the device
@@ -130,8 +130,9 @@ int __kmp_nt_read_maps(kmp_nt_vma **out, int smaps) {
       t--;
     m.stack = t - s >= 7 && !strncmp(t - 7, "[stack]", 7);
     if (n == cap) {
-      kmp_nt_vma *nv = (kmp_nt_vma *)__kmp_allocate(sizeof(kmp_nt_vma) * cap * 2);
-      memcpy(nv, v, sizeof(kmp_nt_vma) * n);
+      kmp_pt_vma *nv =
+          (kmp_pt_vma *)__kmp_allocate(sizeof(kmp_pt_vma) * cap * 2);
+      memcpy(nv, v, sizeof(kmp_pt_vma) * n);
       __kmp_free(v);
       v = nv;
       cap *= 2;
@@ -144,34 +145,8 @@ int __kmp_nt_read_maps(kmp_nt_vma **out, int smaps) {
   return n;
 }
 
-// Is [a, b) armed memory of the engine's (under __kmp_nt_lock)?  Armed (or
-// claimed) units are PROT_NONE until the pages are touched; other PROT_NONE
-// memory in a segment's extent (moved there by mremap, or mapped there by
-// the program) is not read-write data.  A unit done since the VMAs were read
-// (a fault in a running region) is read-write again by now.
-static int nt_armed(uintptr_t a, uintptr_t b) {
-  while (a < b) {
-    kmp_nt_segment *in = NULL;
-    for (int i = 0; i < __kmp_nt_table_hwm && !in; i++) {
-      kmp_nt_segment *s = __kmp_nt_table[i];
-      if (s && s->base <= a && a < s->end && s->prot & PROT_WRITE)
-        in = s;
-    }
-    if (!in)
-      return 0;
-    uintptr_t e = b < in->end ? b : in->end;
-    for (size_t u = (a - in->base) >> in->shift;
-         in->base + (u << in->shift) < e; u++)
-      if (__atomic_load_n(&in->state[u], __ATOMIC_ACQUIRE) == KMP_NT_DONE &&
-          !__kmp_nt_readable(in->base + (u << in->shift)))
-        return 0;
-    a = e;
-  }
-  return 1;
-}
-
 // The calling thread's stack, guard included.
-static void nt_my_stack(uintptr_t *lo, uintptr_t *hi) {
+void __kmp_pt_my_stack(uintptr_t *lo, uintptr_t *hi) {
   pthread_attr_t attr;
   void *addr;
   size_t size, guard = 0;
@@ -186,32 +161,6 @@ static void nt_my_stack(uintptr_t *lo, uintptr_t *hi) {
   pthread_attr_destroy(&attr);
 }
 
-int __kmp_nt_check_range(const kmp_nt_vma *v, int n, uintptr_t start,
-                         uintptr_t end) {
-  uintptr_t lo, hi;
-  nt_my_stack(&lo, &hi);
-  if (start < hi && end > lo)
-    return EINVAL;
-  uintptr_t at = start;
-  for (int i = 0; i < n && at < end; i++) {
-    if (v[i].end <= at)
-      continue;
-    if (v[i].start > at)
-      return EFAULT;
-    uintptr_t e = v[i].end < end ? v[i].end : end;
-    int prot = v[i].prot;
-    if (prot == PROT_NONE && nt_armed(at, e))
-      prot = PROT_READ | PROT_WRITE; // still armed by an earlier request
-    if ((prot & (PROT_READ | PROT_WRITE)) != (PROT_READ | PROT_WRITE) ||
-        (prot & PROT_EXEC))
-      return EACCES;
-    if (v[i].stack)
-      return EINVAL;
-    at = v[i].end;
-  }
-  return at < end ? EFAULT : 0;
-}
-
 // ---------------------------------------------------------------------------
 // Threads that block SIGSEGV.  The kernel cannot deliver a fault's SIGSEGV
 // to a thread that blocks it: it resets the action to SIG_DFL and kills the
@@ -219,7 +168,7 @@ int __kmp_nt_check_range(const kmp_nt_vma *v, int n, uintptr_t start,
 // armed page; the engine can only see it here, in each thread's SigBlk.
 
 // Does thread `tid` block SIGSEGV now?  Its name in name[len] if so.
-static int nt_task_blocks_segv(const char *tid, char *name, size_t len) {
+static int pt_task_blocks_segv(const char *tid, char *name, size_t len) {
   char path[64], buf[2048];
   KMP_SNPRINTF(path, sizeof path, "/proc/self/task/%s/status", tid);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -239,7 +188,7 @@ static int nt_task_blocks_segv(const char *tid, char *name, size_t len) {
   blk += 9;
   while (*blk == ' ' || *blk == '\t')
     blk++;
-  uintptr_t mask = nt_hex(blk); // the low 64 signals
+  uintptr_t mask = pt_hex(blk); // the low 64 signals
   if (!(mask & ((uintptr_t)1 << (SIGSEGV - 1))))
     return 0;
   // glibc's own signal (SIGCANCEL, the first real-time signal) cannot be
@@ -258,7 +207,7 @@ static int nt_task_blocks_segv(const char *tid, char *name, size_t len) {
   return internal ? 2 : 1;
 }
 
-int __kmp_nt_segv_blocker(char *name, size_t len) {
+int __kmp_pt_segv_blocker(char *name, size_t len) {
   if (len)
     name[0] = 0;
   DIR *d = opendir("/proc/self/task");
@@ -276,11 +225,11 @@ int __kmp_nt_segv_blocker(char *name, size_t len) {
     // loaded machine) and in one that creates a thread, forks or spawns: a
     // thread blocks SIGSEGV only if it still does 2 ms later with a mask of
     // the program's, or 100 ms later with one of glibc's.
-    int blocks = nt_task_blocks_segv(e->d_name, name, len);
+    int blocks = pt_task_blocks_segv(e->d_name, name, len);
     for (int i = 0; blocks && i < (blocks == 2 ? 2000 : 40); i++) {
       struct timespec ts = {0, 50000};
       nanosleep(&ts, NULL);
-      blocks = nt_task_blocks_segv(e->d_name, name, len);
+      blocks = pt_task_blocks_segv(e->d_name, name, len);
     }
     if (blocks)
       found = atoi(e->d_name);
@@ -289,4 +238,4 @@ int __kmp_nt_segv_blocker(char *name, size_t len) {
   return found;
 }
 
-#endif // KMP_NEXTTOUCH_SUPPORTED
+#endif // KMP_PAGETRAP_SUPPORTED

@@ -1,0 +1,109 @@
+/*
+ * kmp_nexttouch_hooks.cpp -- affinity-on-next-touch: the runtime's hooks at
+ * the fork and the join of a team (kmp.h), and the engine's hooks for
+ * fork(2) and shutdown (called by the page-trap layer).
+ *
+ * Runs on the primary thread of a forking or joining team, in libomp's
+ * pthread_atfork handlers, or in __kmp_cleanup; never in a signal handler.
+ */
+
+//===----------------------------------------------------------------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "kmp_nexttouch.h"
+
+#if KMP_PAGETRAP_SUPPORTED
+
+volatile int __kmp_nt_teams_running = 0;
+volatile int __kmp_nt_nproc = 1;
+
+// fork(2) (kmp_pagetrap.cpp says in which order the engines' locks are
+// taken).  The child has one thread: a unit that a thread the child does not
+// have had claimed is released where it is.
+void __kmp_nt_atfork(int phase) {
+  if (phase == 0) {
+    __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
+    return;
+  }
+  if (phase == 1) {
+    __kmp_release_bootstrap_lock(&__kmp_nt_lock);
+    return;
+  }
+  for (int i = 0; i < __kmp_nt_table.hwm; i++) {
+    kmp_nt_segment *s = __kmp_nt_table.slot[i];
+    if (!s)
+      continue;
+    for (size_t u = 0; u < s->nunits; u++)
+      if (s->state[u] == KMP_NT_CLAIMED) {
+        __kmp_nt_restore(s, u, 1, 0);
+        __kmp_nt_done(s, u, 1);
+      }
+  }
+  __kmp_nt_table.atfork_child();
+  __kmp_nt_teams_running = 0;
+  __kmp_init_bootstrap_lock(&__kmp_nt_lock);
+}
+
+// Shutdown: the program is done with its regions, so what is still armed
+// goes back where it is.
+void __kmp_nt_cleanup() {
+  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
+  __kmp_nt_request_clear();
+  if (__kmp_nt_armed())
+    __kmp_nt_disarm_range(0, 0, 0);
+  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
+}
+
+#endif // KMP_PAGETRAP_SUPPORTED
+
+// ---------------------------------------------------------------------------
+// The runtime's hooks
+
+void __kmp_nexttouch_fork(ident_t *loc, int gtid, kmp_team_t *team) {
+  (void)loc;
+#if KMP_PAGETRAP_SUPPORTED
+  // The hidden helper team forks once and joins at shutdown: it is not a
+  // region of the program; requests wait for the program's next one.
+  if (!team || team->t.t_nproc <= 1 || KMP_HIDDEN_HELPER_THREAD(gtid))
+    return;
+  if (__atomic_fetch_add(&__kmp_nt_teams_running, 1, __ATOMIC_ACQ_REL) == 0)
+    __atomic_store_n(&__kmp_nt_nproc, team->t.t_nproc, __ATOMIC_RELEASE);
+  __atomic_fetch_add(&__kmp_nt_forks, 1, __ATOMIC_RELAXED);
+  if (!TCR_4(__kmp_nt_requests.any))
+    return;
+  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
+  if (__kmp_nt_requests.nranges && !__kmp_nt_segv_guard()) {
+    __kmp_nt_arm_pending();
+    __kmp_nt_segv_guard_armed();
+  }
+  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
+#else
+  (void)gtid;
+  (void)team;
+#endif
+}
+
+void __kmp_nexttouch_join(ident_t *loc, int gtid, kmp_team_t *team) {
+  (void)loc;
+#if KMP_PAGETRAP_SUPPORTED
+  if (!team || team->t.t_nproc <= 1 || KMP_HIDDEN_HELPER_THREAD(gtid))
+    return;
+  __atomic_fetch_sub(&__kmp_nt_teams_running, 1, __ATOMIC_ACQ_REL);
+  if (!__kmp_nt_armed())
+    return;
+  __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
+  __kmp_nt_sweep(); // frees what the region touched; most joins end here
+  if (__kmp_nt_armed() && !__kmp_nt_segv_guard_join() &&
+      __kmp_nexttouch_lifetime > 0)
+    __kmp_nt_disarm_range(0, 0, 1);
+  __kmp_release_bootstrap_lock(&__kmp_nt_lock);
+#else
+  (void)gtid;
+  (void)team;
+#endif
+}

@@ -1,0 +1,394 @@
+/*
+ * kmp_pagetrap.h -- the page-trap layer: what the next-touch engine
+ * (kmp_nexttouch*.cpp) and the readonly(list) engine (kmp_readonly*.cpp)
+ * stand on.  The layer is mechanism: it owns the SIGSEGV handler, the
+ * tables the handler reads without locks, the raw system calls, the
+ * process's mappings as /proc/self/maps lists them, the topology, the
+ * counters and the C library's wrapped calls.  The engines are policy: they
+ * decide what to protect and what a fault on it means, and register hooks
+ * that the layer calls.  Neither engine calls the other; the layer reaches
+ * an engine only through its hooks.
+ *
+ *   kmp_pagetrap.cpp          start-up, the engines' registration and the
+ *                             dispatch of their hooks (yield, fork(2),
+ *                             shutdown), argument checks, the warnings
+ *   kmp_pagetrap_fault.cpp    the SIGSEGV handler, chaining  [signal handler]
+ *   kmp_pagetrap_sys.cpp      raw system calls, private mappings, the
+ *                             readability probe  [signal handler]
+ *   kmp_pagetrap_maps.cpp     /proc/self/maps; threads that block SIGSEGV
+ *   kmp_pagetrap_topology.cpp cpu -> node table, the migration mechanism
+ *   kmp_pagetrap_counters.cpp the counters of both engines, their API
+ *                             (kmp_get_nexttouch_counters, ...), the report
+ *   kmp_pagetrap_io.cpp       system calls that copy into or out of memory
+ *   kmp_pagetrap_mm.cpp       the program's own mapping changes
+ *   kmp_pagetrap_sigmask.cpp  SIGSEGV stays deliverable in every thread
+ *
+ * The files marked [signal handler] hold only async-signal-safe code: no
+ * locks, no allocation, no stdio, no libomp data structures.  The wrappers
+ * (io, mm, sigmask) run in the program's threads, also inside its signal
+ * handlers, and are lock-free up to the engines' hooks.  The runtime's
+ * hooks and the settings are declared in kmp.h; the user API in omp.h.
+ */
+
+//===----------------------------------------------------------------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KMP_PAGETRAP_H
+#define KMP_PAGETRAP_H
+
+#ifndef __KMP_IMP
+#define __KMP_IMP
+#endif
+#include "omp.h" // kmp_nexttouch_counters_t; first, as in kmp_csupport.cpp
+#include "kmp.h"
+#include "kmp_i18n.h"
+#include "kmp_lock.h"
+
+#if KMP_OS_LINUX
+#define KMP_PAGETRAP_SUPPORTED 1
+#include <signal.h>
+#include <stdint.h>
+#else
+#define KMP_PAGETRAP_SUPPORTED 0
+#endif
+
+// ---------------------------------------------------------------------------
+// Counters: the engines' own copy is a kmp_nexttouch_counters_t (omp.h).
+// This list names every uint64 counter of that structure in order, except the
+// per-node array; it drives the copy, the reset and the exit report, and a
+// static_assert in kmp_pagetrap_counters.cpp ties it to omp.h.
+#define KMP_PT_FOREACH_COUNTER(X)                                              \
+  X(requests)                                                                  \
+  X(noop_requests)                                                             \
+  X(bad_requests)                                                              \
+  X(arms)                                                                      \
+  X(pages_armed)                                                               \
+  X(pages_not_present)                                                         \
+  X(faults)                                                                    \
+  X(batches)                                                                   \
+  X(pages_migrated)                                                            \
+  X(pages_already_local)                                                       \
+  X(pages_disarmed)                                                            \
+  X(fail_arm)                                                                  \
+  X(fail_move_busy)                                                            \
+  X(fail_move_nomem)                                                           \
+  X(fail_move_other)                                                           \
+  X(fail_restore)                                                              \
+  X(fault_ns)                                                                  \
+  X(arm_ns)                                                                    \
+  X(disarm_ns)                                                                 \
+  X(pages_touched_serial)                                                      \
+  X(pages_expired)                                                             \
+  X(readonly_regions)                                                          \
+  X(readonly_items)                                                            \
+  X(readonly_replicas)                                                         \
+  X(readonly_bytes_replicated)                                                 \
+  X(readonly_replicas_reused)                                                  \
+  X(readonly_refreshes)                                                        \
+  X(readonly_serial_writes)                                                    \
+  X(readonly_write_traps)                                                      \
+  X(readonly_fallback_one_node)                                                \
+  X(readonly_fallback_budget)                                                  \
+  X(readonly_fallback_unreplicable)                                            \
+  X(readonly_dropped)                                                          \
+  X(readonly_replica_ns)
+
+// Updated with relaxed atomic adds from everywhere, the handler included.
+extern kmp_nexttouch_counters_t __kmp_pt_cnt;
+#define KMP_PT_ADD(field, v)                                                   \
+  __atomic_fetch_add(&__kmp_pt_cnt.field, (v), __ATOMIC_RELAXED)
+// Pages moved to `node` (the last slot collects nodes past the array).
+void __kmp_pt_count_moved(int node, kmp_uint64 pages);
+// The report at shutdown, with KMP_NEXTTOUCH_COUNTERS=true
+// (kmp_pagetrap_counters.cpp).
+void __kmp_pt_report();
+
+// ---------------------------------------------------------------------------
+// Start-up (kmp_pagetrap.cpp, kmp_pagetrap_topology.cpp)
+
+extern int __kmp_pt_initialized;
+extern int __kmp_pt_num_nodes; // 1 if the topology is not known
+extern long __kmp_pt_page; // the base page size
+extern unsigned __kmp_pt_page_shift; // log2(__kmp_pt_page)
+extern unsigned __kmp_pt_thp_shift; // log2 of a PMD-mapped huge page
+// The layer's lock (start-up).  Taken after the engines' locks, never while
+// the layer calls an engine's hook.
+extern kmp_bootstrap_lock_t __kmp_pt_lock;
+
+// Page sizes, the topology and the mechanism, once, from the settings;
+// warns if the topology is not known (unless forced).  Every engine calls it
+// before its first use.
+void __kmp_pt_initialize();
+
+// Loads libomp's hwloc topology if nobody has (takes __kmp_initz_lock: not
+// under the layer's or an engine's lock).
+void __kmp_pt_load_topology();
+// The cpu -> node table.  Fills it, returns the number of NUMA nodes (1 if
+// the topology is not known: *why says why).
+int __kmp_pt_topology(const char **why);
+// -1 if not known.  Async-signal-safe.
+int __kmp_pt_node_of_current_cpu();
+
+// What moves PROT_NONE pages on this kernel.
+enum kmp_pt_mech_t {
+  kmp_pt_mech_none = 0,
+  kmp_pt_mech_move_pages = 1,
+  kmp_pt_mech_mbind = 2
+};
+int __kmp_pt_probe_mechanism();
+const char *__kmp_pt_mech_name(int mech);
+// The mechanism in use (KMP_NEXTTOUCH_MECHANISM, else probed), and whether
+// pages are to be moved at all (more than one node with a mechanism, or
+// KMP_NEXTTOUCH_FORCE).
+extern int __kmp_pt_mech;
+extern int __kmp_pt_moves;
+
+#define KMP_PT_MASK_WORDS 16 // nodemask of 1024 nodes for the policy calls
+#define KMP_PT_MAXNODE (KMP_PT_MASK_WORDS * 8 * sizeof(unsigned long))
+
+struct kmp_pt_range {
+  uintptr_t start, end; // end exclusive
+};
+
+// ---------------------------------------------------------------------------
+// Arguments and warnings (kmp_pagetrap.cpp)
+
+// A byte range given by the program: -1 for a no-op (zero length), 0 with
+// its pages [*start, *end), or EINVAL (NULL), EOVERFLOW (past the address
+// space).
+int __kmp_pt_check_args(const void *ptr, size_t len, uintptr_t *start,
+                        uintptr_t *end);
+// The bytes of a compiler's list item (count elements of elem_size): 0,
+// EINVAL (elements without a size) or EOVERFLOW.
+int __kmp_pt_item_bytes(size_t count, size_t elem_size, size_t *bytes);
+// The warning `msg` (a catalog message with the arguments where, index,
+// what, reason) about list item idx of the construct at loc that a compiler
+// entry point ignores: at most 20 per *count.  name: the item's source
+// text, or NULL.
+void __kmp_pt_warn_item(volatile int *count, kmp_i18n_id_t msg, ident_t *loc,
+                        int idx, const char *name, const void *base,
+                        size_t count_elems, size_t elem_size,
+                        kmp_i18n_id_t reason);
+
+#if KMP_PAGETRAP_SUPPORTED
+
+// ---------------------------------------------------------------------------
+// Tables the fault path reads without locks.  The owner (an engine, under
+// its lock) publishes an entry with a release store before it protects
+// anything the entry describes; to free one, it unpublishes it and calls
+// retire(), which bumps the generation and waits until no reader is inside.
+// Readers (the fault path, the wrappers) enter() before the first load of a
+// slot and leave() after the last use of an entry.
+template <typename T, int N> struct kmp_pt_table {
+  T *volatile slot[N];
+  volatile int hwm; // slots at and above are empty
+  volatile int readers; // inside the table now
+  volatile kmp_uint64 gen = 1; // bumped whenever protections change
+
+  void enter() { __atomic_fetch_add(&readers, 1, __ATOMIC_SEQ_CST); }
+  void leave() { __atomic_fetch_sub(&readers, 1, __ATOMIC_SEQ_CST); }
+  int size() const { return __atomic_load_n(&hwm, __ATOMIC_ACQUIRE); }
+  T *at(int i) const { return __atomic_load_n(&slot[i], __ATOMIC_ACQUIRE); }
+  kmp_uint64 generation() const {
+    return __atomic_load_n(&gen, __ATOMIC_ACQUIRE);
+  }
+  void bump() { __atomic_fetch_add(&gen, 1, __ATOMIC_ACQ_REL); }
+
+  // Under the owner's lock.
+  int full() const {
+    for (int i = 0; i < N; i++)
+      if (!slot[i])
+        return 0;
+    return 1;
+  }
+  int find(const T *p) const {
+    for (int i = 0; i < hwm; i++)
+      if (slot[i] == p)
+        return i;
+    return -1;
+  }
+  // The slot, or -1 if the table is full.
+  int publish(T *p) {
+    for (int i = 0; i < N; i++)
+      if (!slot[i]) {
+        __atomic_store_n(&slot[i], p, __ATOMIC_RELEASE);
+        if (i >= hwm)
+          __atomic_store_n(&hwm, i + 1, __ATOMIC_RELEASE);
+        return i;
+      }
+    return -1;
+  }
+  void unpublish(int i) {
+    __atomic_store_n(&slot[i], (T *)NULL, __ATOMIC_RELEASE);
+    while (hwm > 0 && !slot[hwm - 1])
+      hwm--;
+  }
+  // After unpublish: a reader that loaded the entry before may still use it.
+  void retire() {
+    bump();
+    while (__atomic_load_n(&readers, __ATOMIC_SEQ_CST))
+      KMP_CPU_PAUSE();
+  }
+  // fork(2), in the child: the readers were other threads.
+  void atfork_child() { readers = 0; }
+};
+
+// ---------------------------------------------------------------------------
+// The engines and their hooks (kmp_pagetrap.cpp)
+
+// In the order the layer asks them about a fault or a system call: readonly
+// first, since it may refuse a call (EFAULT) before next-touch touches the
+// buffer.  Their locks nest the other way: next-touch's before readonly's.
+enum { KMP_PT_READONLY = 0, KMP_PT_NEXTTOUCH = 1, KMP_PT_NUM_ENGINES = 2 };
+
+// Every hook is optional (NULL).
+struct kmp_pt_engine {
+  // [signal handler] A SEGV_ACCERR fault at addr (uc: the context): 1 if it
+  // was the engine's and the access can be retried, 0 to ask the next
+  // engine or chain.  May not return (a fatal write to a readonly item).
+  int (*fault)(uintptr_t addr, void *uc);
+  // [lock-free; also in signal handlers] The kernel is about to copy into
+  // (`into`) or out of [a, e) for a system call: EFAULT fails the call
+  // before any byte is copied, 0 lets it go on.
+  int (*buffer)(uintptr_t a, uintptr_t e, int into);
+  // [as buffer] The kernel is about to write [a, e) whatever its protection
+  // (/proc/<pid>/mem): EFAULT fails the call.
+  int (*forced_write)(uintptr_t a, uintptr_t e);
+  // [as buffer] A write to the file with inode `ino` (0: any file).
+  void (*file_write)(kmp_uint64 ino);
+  // [as buffer, but may take the engine's lock] The program is about to
+  // change the mapping or the content of [a, e) (page aligned).
+  void (*mapping_change)(uintptr_t a, uintptr_t e);
+  // [not in a signal handler] Another engine takes [a, e): the engine gives
+  // up what it holds there, or EBUSY.
+  int (*yield)(uintptr_t a, uintptr_t e);
+  // [not in a signal handler] The engine's own mappings, which no engine may
+  // protect: at most max ranges in out; their number.
+  int (*private_ranges)(kmp_pt_range *out, int max);
+  int max_private;
+  // fork(2): 0 prepare (take the engine's locks), 1 parent, 2 child.
+  void (*atfork)(int phase);
+  // Shutdown, while no region runs: everything given back.
+  void (*cleanup)();
+};
+
+// Once per engine, at its start-up; e lives as long as the process.
+void __kmp_pt_register(int id, const kmp_pt_engine *e);
+extern const kmp_pt_engine *volatile __kmp_pt_engines[KMP_PT_NUM_ENGINES];
+
+// The engines that want the wrappers' calls now (bit 1 << id): one load in
+// a wrapper while none does.  An engine sets its bit before it protects
+// anything and clears it when nothing is left.
+extern volatile int __kmp_pt_watch;
+// The engines with a forced_write or file_write hook (bit 1 << id).
+extern volatile int __kmp_pt_file_engines;
+static inline int __kmp_pt_watched(int id) {
+  return (__atomic_load_n(&__kmp_pt_watch, __ATOMIC_ACQUIRE) >> id) & 1;
+}
+static inline void __kmp_pt_set_watched(int id, int on) {
+  if (on)
+    __atomic_fetch_or(&__kmp_pt_watch, 1 << id, __ATOMIC_ACQ_REL);
+  else
+    __atomic_fetch_and(&__kmp_pt_watch, ~(1 << id), __ATOMIC_ACQ_REL);
+}
+
+// Engine `self` takes [a, e): the other engines' yield hooks; the first
+// error.
+int __kmp_pt_yield(int self, uintptr_t a, uintptr_t e);
+// The private mappings of the layer and of the engines other than `self`,
+// which `self` must never protect: *out allocated with __kmp_allocate;
+// their number.
+int __kmp_pt_private_ranges(int self, kmp_pt_range **out);
+
+// ---------------------------------------------------------------------------
+// System calls and memory of its own (kmp_pagetrap_sys.cpp; async-signal-safe)
+
+// Memory the fault path reads gets mappings of its own: heap memory could
+// share a page with a program's range and be protected.
+void *__kmp_pt_private_alloc(size_t bytes);
+void __kmp_pt_private_free(void *p, size_t bytes);
+
+// Raw system calls: no libnuma state, and the engines' own mapping changes
+// do not go through the wrappers of kmp_pagetrap_mm.cpp.
+long __kmp_pt_move_pages(unsigned long count, void **pages, const int *nodes,
+                         int *status, int flags);
+long __kmp_pt_mbind(void *addr, unsigned long len, int mode,
+                    const unsigned long *mask, unsigned long maxnode,
+                    unsigned flags);
+long __kmp_pt_get_mempolicy(int *mode, unsigned long *mask,
+                            unsigned long maxnode, void *addr,
+                            unsigned long flags);
+int __kmp_pt_mprotect(void *addr, size_t len, int prot);
+kmp_uint64 __kmp_pt_now_ns();
+
+// Can the page be read now (asked of the kernel, without faulting)?
+int __kmp_pt_readable(uintptr_t page);
+// Was the fault with context uc a write?  1 yes, 0 no, -1 not known (only
+// x86-64's page-fault error code says).
+int __kmp_pt_fault_is_write(const void *uc);
+// The bounds of the VMA that holds addr if it is private and inaccessible
+// ("---p"), read from /proc/self/maps through a small buffer.  1 if so.
+int __kmp_pt_none_vma(uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
+
+// The next definition of a wrapped C library function `name`, looked up once
+// into *cache; NULL if there is none.
+void *__kmp_pt_next(void *volatile *cache, const char *name);
+// In a wrapper: `f`, the next definition of `name` (a string) of type
+// `fn_type`; without one the wrapper fails with ENOSYS, returning `failed`.
+#define KMP_PT_NEXT(fn_type, name, failed)                                     \
+  static void *volatile next;                                                  \
+  fn_type f = (fn_type)__kmp_pt_next(&next, name);                             \
+  if (!f) {                                                                    \
+    errno = ENOSYS;                                                            \
+    return failed;                                                             \
+  }
+
+// The layer's own mapping (the cpu -> node table), or 0.
+int __kmp_pt_private_table(uintptr_t *start, uintptr_t *end);
+
+// ---------------------------------------------------------------------------
+// The fault path (kmp_pagetrap_fault.cpp, kmp_pagetrap_sigmask.cpp)
+
+// Put the layer's SIGSEGV handler first.  Idempotent and lock-free: the
+// engines call it before they protect anything, the sigmask wrappers
+// whenever a thread would block SIGSEGV.
+void __kmp_pt_install_handler();
+// The handler's first question: 1 if the SIGSEGV described by si was sent
+// to a thread that blocks SIGSEGV in the program's view; it is then held
+// until the thread unblocks it.  Async-signal-safe.
+int __kmp_pt_hold_segv(const siginfo_t *si);
+// Block every signal but the synchronous ones in *old's place, as the
+// handler runs: no signal handler may run while a thread holds a claim.
+void __kmp_pt_block_async(sigset_t *old);
+
+// ---------------------------------------------------------------------------
+// The VMAs (kmp_pagetrap_maps.cpp; not in a signal handler)
+
+struct kmp_pt_vma {
+  uintptr_t start, end;
+  int prot;
+  int stack; // the main thread's [stack]
+  int shared; // MAP_SHARED ('s')
+  kmp_uint64 offset, inode; // of a file mapping (inode 0: anonymous)
+  uintptr_t thp_bytes; // AnonHugePages (read from smaps only when wanted)
+};
+
+// The process's VMAs, sorted, in *out (allocated with __kmp_allocate); their
+// number, or -1.  With `smaps`, AnonHugePages too.
+int __kmp_pt_read_maps(kmp_pt_vma **out, int smaps);
+// The calling thread's stack, guard pages included, in [*lo, *hi).
+void __kmp_pt_my_stack(uintptr_t *lo, uintptr_t *hi);
+
+// The OS id of a thread of the process that blocks SIGSEGV (the first found),
+// its name in name[len]; 0 if none.  A fault on a protected page kills such
+// a thread's process: the kernel cannot deliver the signal to the handler.
+int __kmp_pt_segv_blocker(char *name, size_t len);
+
+#endif // KMP_PAGETRAP_SUPPORTED
+
+#endif // KMP_PAGETRAP_H

@@ -1,0 +1,384 @@
+/*
+ * kmp_pagetrap_io.cpp -- the page-trap layer: system calls that copy into
+ * or out of the program's memory.
+ *
+ * The kernel's own copy in read(), recv() or write() does not fault on a
+ * protected page: the call fails with EFAULT (a datagram read that way is
+ * dropped by the kernel, lost), or, on a write-protected page that a region
+ * does not use, it writes without anybody seeing it.  libomp therefore
+ * wraps the C library's calls that hand a buffer to the kernel, and asks the
+ * engines that watch (kmp_pt_engine::buffer) before the call: next-touch
+ * touches its armed pages there as the calling thread (in a team they move
+ * to the caller's node -- the caller is their next toucher -- in serial code
+ * they are opened where they are); readonly opens the write-protected pages
+ * of its cached items a call writes into, or fails the call with EFAULT,
+ * before the kernel writes anything, if a running region lists the item.
+ * The write side changes memory too: a write to /proc/<pid>/mem (whose
+ * offsets are addresses) writes whatever the protection (forced_write), and
+ * a write to a file changes what its private mappings show where their
+ * pages are not yet copied on write (file_write); so do
+ * process_vm_readv/process_vm_writev on the calling process.  While no
+ * engine watches, a wrapper costs one load and calls the C library's
+ * function.
+ *
+ * The wrappers are exported (exports_so.txt), so a program linked with
+ * libomp binds its calls to them; libraries linked against the C library
+ * alone, the C library's internal calls (stdio's own reads are covered by
+ * the fread/fwrite wrappers) and raw syscall(2) are not covered (see
+ * docs/NextTouch.rst, "Guarantees and limits").
+ *
+ * Runs in the calling thread, and inside signal handlers that call read()
+ * or write() (async-signal-safe: no locks, no allocation once the C
+ * library's function has been looked up).
+ */
+
+//===----------------------------------------------------------------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+// The wrappers define the C library's names: no inline fortified versions.
+#undef _FORTIFY_SOURCE
+
+#include "kmp_pagetrap.h"
+
+#if KMP_PAGETRAP_SUPPORTED
+#include <errno.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+// The engines that watch, in order; into: the kernel writes [a, e).
+// EFAULT if one refuses the call.
+static int pt_io_range(uintptr_t a, uintptr_t e, int into) {
+  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
+    const kmp_pt_engine *en =
+        __atomic_load_n(&__kmp_pt_engines[id], __ATOMIC_ACQUIRE);
+    if (en && en->buffer && __kmp_pt_watched(id) && en->buffer(a, e, into))
+      return EFAULT;
+  }
+  return 0;
+}
+
+// The kernel reads [p, p+n).  A range that wraps is left alone: the call
+// fails anyway, and no protected page beyond the buffer is touched.
+static inline void pt_io_buf(const void *p, size_t n) {
+  if (!TCR_4(__kmp_pt_watch) || !p || !n)
+    return;
+  uintptr_t a = (uintptr_t)p, e = a + n;
+  if (e > a)
+    pt_io_range(a, e, 0);
+}
+
+static inline void pt_io_iov(const struct iovec *iov, long cnt) {
+  if (!TCR_4(__kmp_pt_watch) || !iov || cnt <= 0)
+    return;
+  for (long i = 0; i < cnt; i++)
+    pt_io_buf(iov[i].iov_base, iov[i].iov_len);
+}
+
+static inline void pt_io_msg(const struct msghdr *m) {
+  if (!TCR_4(__kmp_pt_watch) || !m)
+    return;
+  pt_io_buf(m->msg_name, m->msg_namelen);
+  pt_io_iov(m->msg_iov, (long)m->msg_iovlen);
+  pt_io_buf(m->msg_control, m->msg_controllen);
+}
+
+// stdio's n items of size bytes at p.
+static inline void pt_io_items(const void *p, size_t size, size_t n) {
+  if (!n || size <= SIZE_MAX / n) // an overflowing product touches nothing
+    pt_io_buf(p, size * n);
+}
+
+// A call about to write into [p, p+n): EFAULT if an engine refuses it.  A
+// range that wraps is left alone.
+static inline int pt_io_into(void *p, size_t n) {
+  if (!TCR_4(__kmp_pt_watch) || !p || !n)
+    return 0;
+  uintptr_t a = (uintptr_t)p, e = a + n;
+  return e > a ? pt_io_range(a, e, 1) : 0;
+}
+
+static inline int pt_io_into_iov(const struct iovec *iov, long cnt) {
+  for (long i = 0; iov && i < cnt; i++)
+    if (pt_io_into(iov[i].iov_base, iov[i].iov_len))
+      return EFAULT;
+  return 0;
+}
+
+static inline int pt_io_into_msg(struct msghdr *m) {
+  if (!m)
+    return 0;
+  return pt_io_into(m->msg_name, m->msg_namelen) ||
+                 pt_io_into_iov(m->msg_iov, (long)m->msg_iovlen) ||
+                 pt_io_into(m->msg_control, m->msg_controllen)
+             ? EFAULT
+             : 0;
+}
+
+static inline int pt_io_into_items(void *p, size_t size, size_t n) {
+  if (n && size > SIZE_MAX / n)
+    return 0; // an overflowing product: left alone
+  return pt_io_into(p, size * n);
+}
+
+// A buffer and the peer address a call fills in.
+static inline int pt_io_into_from(void *buf, size_t n, void *from,
+                                  const socklen_t *fromlen) {
+  return pt_io_into(buf, n) || pt_io_into(from, fromlen ? *fromlen : 0)
+             ? EFAULT
+             : 0;
+}
+
+static int pt_forced_write(uintptr_t a, uintptr_t e) {
+  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
+    const kmp_pt_engine *en =
+        __atomic_load_n(&__kmp_pt_engines[id], __ATOMIC_ACQUIRE);
+    if (en && en->forced_write && __kmp_pt_watched(id) &&
+        en->forced_write(a, e))
+      return EFAULT;
+  }
+  return 0;
+}
+
+static void pt_file_write(kmp_uint64 ino) {
+  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
+    const kmp_pt_engine *en =
+        __atomic_load_n(&__kmp_pt_engines[id], __ATOMIC_ACQUIRE);
+    if (en && en->file_write && __kmp_pt_watched(id))
+      en->file_write(ino);
+  }
+}
+
+// The device of procfs, whose mem files write at addresses (0: not known).
+static dev_t pt_io_proc_dev() {
+  static volatile dev_t dev;
+  static volatile int known;
+  if (!__atomic_load_n(&known, __ATOMIC_ACQUIRE)) {
+    struct stat st;
+    dev_t d = stat("/proc/self/mem", &st) == 0 ? st.st_dev : 0;
+    __atomic_store_n(&dev, d, __ATOMIC_RELAXED);
+    __atomic_store_n(&known, 1, __ATOMIC_RELEASE);
+  }
+  return __atomic_load_n(&dev, __ATOMIC_RELAXED);
+}
+
+// The engines that want to know what the kernel writes through files.
+static inline int pt_file_watch() {
+  return TCR_4(__kmp_pt_watch) & TCR_4(__kmp_pt_file_engines);
+}
+
+// A call about to write n bytes through fd, at `off` or (off < 0) at fd's
+// file position: what the kernel changes without a fault.  A procfs file
+// (/proc/<pid>/mem) writes at the address `off`, whatever the protection
+// (EFAULT if an engine refuses it); a regular file changes its private
+// mappings' pages that are not yet copied on write.
+static int pt_io_file_slow(int fd, off64_t off, size_t n) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return 0;
+  dev_t proc = pt_io_proc_dev();
+  if (proc && st.st_dev == proc) {
+    if (off < 0 && (off = lseek64(fd, 0, SEEK_CUR)) < 0)
+      return 0;
+    uintptr_t a = (uintptr_t)off, e = a + n;
+    return e > a ? pt_forced_write(a, e) : 0;
+  }
+  pt_file_write((kmp_uint64)st.st_ino);
+  return 0;
+}
+
+static inline int pt_io_file(int fd, off64_t off, size_t n) {
+  return pt_file_watch() && n ? pt_io_file_slow(fd, off, n) : 0;
+}
+
+static inline size_t pt_io_iov_bytes(const struct iovec *iov, long cnt) {
+  size_t n = 0;
+  for (long i = 0; iov && i < cnt; i++)
+    n = iov[i].iov_len > SIZE_MAX - n ? SIZE_MAX : n + iov[i].iov_len;
+  return n;
+}
+
+static inline int pt_io_file_iov(int fd, off64_t off, const struct iovec *iov,
+                                 long cnt) {
+  return pt_file_watch() ? pt_io_file(fd, off, pt_io_iov_bytes(iov, cnt)) : 0;
+}
+
+// stdio's stream: its buffered bytes reach the file when it is written or
+// flushed (fflush(NULL): every stream, any file).
+static inline void pt_io_stream(FILE *fp) {
+  if (!pt_file_watch())
+    return;
+  int fd = fp ? fileno(fp) : -1;
+  if (fd >= 0)
+    pt_io_file(fd, -1, 1);
+  else if (!fp)
+    pt_file_write(0);
+}
+
+// The calling process's memory through process_vm_readv/_writev: pid is the
+// caller's (or 0, which the kernel rejects).
+static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
+
+// A wrapper's TOUCH for a call that writes into memory: fails the call with
+// EFAULT (returning `failed`) if `check` says so.
+#define KMP_PT_IO_INTO(check, failed)                                          \
+  if (check) {                                                                 \
+    errno = EFAULT;                                                            \
+    return failed;                                                             \
+  }
+
+// Define `name` with C linkage: touch the buffers (TOUCH), then call the
+// next definition.  A missing one fails with ENOSYS.
+#define KMP_PT_IO_WRAP(ret, name, params, args, TOUCH)                         \
+  extern "C" ret name params {                                                 \
+    typedef ret(*fn_t) params;                                                 \
+    KMP_PT_NEXT(fn_t, #name, static_cast<ret>(-1))                             \
+    TOUCH;                                                                     \
+    return f args;                                                             \
+  }
+
+// Into the buffer.
+KMP_PT_IO_WRAP(ssize_t, read, (int fd, void *buf, size_t n), (fd, buf, n),
+               KMP_PT_IO_INTO(pt_io_into(buf, n), -1))
+KMP_PT_IO_WRAP(ssize_t, pread, (int fd, void *buf, size_t n, off_t off),
+               (fd, buf, n, off), KMP_PT_IO_INTO(pt_io_into(buf, n), -1))
+KMP_PT_IO_WRAP(ssize_t, pread64, (int fd, void *buf, size_t n, off64_t off),
+               (fd, buf, n, off), KMP_PT_IO_INTO(pt_io_into(buf, n), -1))
+KMP_PT_IO_WRAP(ssize_t, readv, (int fd, const struct iovec *iov, int cnt),
+               (fd, iov, cnt), KMP_PT_IO_INTO(pt_io_into_iov(iov, cnt), -1))
+KMP_PT_IO_WRAP(ssize_t, preadv,
+               (int fd, const struct iovec *iov, int cnt, off_t off),
+               (fd, iov, cnt, off),
+               KMP_PT_IO_INTO(pt_io_into_iov(iov, cnt), -1))
+KMP_PT_IO_WRAP(ssize_t, preadv64,
+               (int fd, const struct iovec *iov, int cnt, off64_t off),
+               (fd, iov, cnt, off),
+               KMP_PT_IO_INTO(pt_io_into_iov(iov, cnt), -1))
+KMP_PT_IO_WRAP(ssize_t, recv, (int fd, void *buf, size_t n, int flags),
+               (fd, buf, n, flags), KMP_PT_IO_INTO(pt_io_into(buf, n), -1))
+KMP_PT_IO_WRAP(ssize_t, recvfrom,
+               (int fd, void *buf, size_t n, int flags, struct sockaddr *from,
+                socklen_t *fromlen),
+               (fd, buf, n, flags, from, fromlen),
+               KMP_PT_IO_INTO(pt_io_into_from(buf, n, from, fromlen), -1))
+KMP_PT_IO_WRAP(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags),
+               (fd, msg, flags), KMP_PT_IO_INTO(pt_io_into_msg(msg), -1))
+KMP_PT_IO_WRAP(int, recvmmsg,
+               (int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
+                struct timespec *timeout),
+               (fd, vec, vlen, flags, timeout),
+               for (unsigned i = 0; vec && i < vlen; i++)
+                   KMP_PT_IO_INTO(pt_io_into_msg(&vec[i].msg_hdr), -1))
+KMP_PT_IO_WRAP(size_t, fread, (void *p, size_t size, size_t n, FILE *fp),
+               (p, size, n, fp),
+               KMP_PT_IO_INTO(pt_io_into_items(p, size, n), 0))
+KMP_PT_IO_WRAP(size_t, fread_unlocked,
+               (void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp),
+               KMP_PT_IO_INTO(pt_io_into_items(p, size, n), 0))
+
+// Out of the buffer: no data is lost there, but the call would fail.  Into
+// the file: see pt_io_file.
+KMP_PT_IO_WRAP(ssize_t, write, (int fd, const void *buf, size_t n),
+               (fd, buf, n), pt_io_buf(buf, n);
+               KMP_PT_IO_INTO(pt_io_file(fd, -1, n), -1))
+KMP_PT_IO_WRAP(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off),
+               (fd, buf, n, off), pt_io_buf(buf, n);
+               KMP_PT_IO_INTO(pt_io_file(fd, off < 0 ? 0 : off, n), -1))
+KMP_PT_IO_WRAP(ssize_t, pwrite64,
+               (int fd, const void *buf, size_t n, off64_t off),
+               (fd, buf, n, off), pt_io_buf(buf, n);
+               KMP_PT_IO_INTO(pt_io_file(fd, off < 0 ? 0 : off, n), -1))
+KMP_PT_IO_WRAP(ssize_t, writev, (int fd, const struct iovec *iov, int cnt),
+               (fd, iov, cnt), pt_io_iov(iov, cnt);
+               KMP_PT_IO_INTO(pt_io_file_iov(fd, -1, iov, cnt), -1))
+KMP_PT_IO_WRAP(ssize_t, pwritev,
+               (int fd, const struct iovec *iov, int cnt, off_t off),
+               (fd, iov, cnt, off), pt_io_iov(iov, cnt);
+               KMP_PT_IO_INTO(
+                   pt_io_file_iov(fd, off < 0 ? 0 : off, iov, cnt), -1))
+KMP_PT_IO_WRAP(ssize_t, pwritev64,
+               (int fd, const struct iovec *iov, int cnt, off64_t off),
+               (fd, iov, cnt, off), pt_io_iov(iov, cnt);
+               KMP_PT_IO_INTO(
+                   pt_io_file_iov(fd, off < 0 ? 0 : off, iov, cnt), -1))
+KMP_PT_IO_WRAP(ssize_t, send, (int fd, const void *buf, size_t n, int flags),
+               (fd, buf, n, flags), pt_io_buf(buf, n))
+KMP_PT_IO_WRAP(ssize_t, sendto,
+               (int fd, const void *buf, size_t n, int flags,
+                const struct sockaddr *to, socklen_t tolen),
+               (fd, buf, n, flags, to, tolen), pt_io_buf(buf, n))
+KMP_PT_IO_WRAP(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags),
+               (fd, msg, flags), pt_io_msg(msg))
+KMP_PT_IO_WRAP(int, sendmmsg,
+               (int fd, struct mmsghdr *vec, unsigned int vlen, int flags),
+               (fd, vec, vlen, flags),
+               for (unsigned i = 0; vec && i < vlen; i++)
+                   pt_io_msg(&vec[i].msg_hdr))
+KMP_PT_IO_WRAP(size_t, fwrite, (const void *p, size_t size, size_t n, FILE *fp),
+               (p, size, n, fp), pt_io_items(p, size, n); pt_io_stream(fp))
+KMP_PT_IO_WRAP(size_t, fwrite_unlocked,
+               (const void *p, size_t size, size_t n, FILE *fp),
+               (p, size, n, fp), pt_io_items(p, size, n); pt_io_stream(fp))
+KMP_PT_IO_WRAP(int, fflush, (FILE * fp), (fp), pt_io_stream(fp))
+KMP_PT_IO_WRAP(int, fclose, (FILE * fp), (fp), pt_io_stream(fp))
+
+// Another process's memory, or the caller's own: its local buffers as
+// read()/write() buffers, the remote ones of the calling process as well.
+KMP_PT_IO_WRAP(ssize_t, process_vm_readv,
+               (pid_t pid, const struct iovec *local, unsigned long lcnt,
+                const struct iovec *remote, unsigned long rcnt,
+                unsigned long flags),
+               (pid, local, lcnt, remote, rcnt, flags),
+               KMP_PT_IO_INTO(pt_io_into_iov(local, (long)lcnt), -1);
+               if (pt_io_self(pid)) pt_io_iov(remote, (long)rcnt))
+KMP_PT_IO_WRAP(ssize_t, process_vm_writev,
+               (pid_t pid, const struct iovec *local, unsigned long lcnt,
+                const struct iovec *remote, unsigned long rcnt,
+                unsigned long flags),
+               (pid, local, lcnt, remote, rcnt, flags),
+               pt_io_iov(local, (long)lcnt);
+               KMP_PT_IO_INTO(pt_io_self(pid) &&
+                                  pt_io_into_iov(remote, (long)rcnt),
+                              -1))
+
+// What a program built with _FORTIFY_SOURCE calls instead.
+KMP_PT_IO_WRAP(ssize_t, __read_chk,
+               (int fd, void *buf, size_t n, size_t buflen),
+               (fd, buf, n, buflen),
+               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1))
+KMP_PT_IO_WRAP(ssize_t, __pread_chk,
+               (int fd, void *buf, size_t n, off_t off, size_t buflen),
+               (fd, buf, n, off, buflen),
+               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1))
+KMP_PT_IO_WRAP(ssize_t, __pread64_chk,
+               (int fd, void *buf, size_t n, off64_t off, size_t buflen),
+               (fd, buf, n, off, buflen),
+               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1))
+KMP_PT_IO_WRAP(ssize_t, __recv_chk,
+               (int fd, void *buf, size_t n, size_t buflen, int flags),
+               (fd, buf, n, buflen, flags),
+               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1))
+KMP_PT_IO_WRAP(ssize_t, __recvfrom_chk,
+               (int fd, void *buf, size_t n, size_t buflen, int flags,
+                struct sockaddr *from, socklen_t *fromlen),
+               (fd, buf, n, buflen, flags, from, fromlen),
+               KMP_PT_IO_INTO(
+                   pt_io_into_from(buf, n < buflen ? n : buflen, from, fromlen),
+                   -1))
+KMP_PT_IO_WRAP(size_t, __fread_chk,
+               (void *p, size_t plen, size_t size, size_t n, FILE *fp),
+               (p, plen, size, n, fp),
+               KMP_PT_IO_INTO(pt_io_into_items(p, size, n), 0))
+KMP_PT_IO_WRAP(size_t, __fread_unlocked_chk,
+               (void *p, size_t plen, size_t size, size_t n, FILE *fp),
+               (p, plen, size, n, fp),
+               KMP_PT_IO_INTO(pt_io_into_items(p, size, n), 0))
+
+#endif // KMP_PAGETRAP_SUPPORTED

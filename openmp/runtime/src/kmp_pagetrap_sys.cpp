@@ -1,0 +1,155 @@
+/*
+ * kmp_pagetrap_sys.cpp -- the page-trap layer: raw system calls, the
+ * layer's and the engines' private mappings, the readability probe, the
+ * fault's access type, and the C library's next definitions of the wrapped
+ * functions.
+ *
+ * RUNS IN THE SIGSEGV HANDLER (the fault paths call it): async-signal-safe
+ * code only -- raw system calls, no locks, no allocation, no stdio, no libomp
+ * data structures (__kmp_pt_next's first call per function aside, which the
+ * wrappers make before anything is protected).
+ */
+
+//===----------------------------------------------------------------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "kmp_pagetrap.h"
+
+#if KMP_PAGETRAP_SUPPORTED
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+long __kmp_pt_move_pages(unsigned long count, void **pages, const int *nodes,
+                         int *status, int flags) {
+  return syscall(SYS_move_pages, 0, count, pages, nodes, status, flags);
+}
+long __kmp_pt_mbind(void *addr, unsigned long len, int mode,
+                    const unsigned long *mask, unsigned long maxnode,
+                    unsigned flags) {
+  // Every argument as a full register: the kernel reads mode as unsigned long.
+  return syscall(SYS_mbind, addr, len, (unsigned long)mode, mask, maxnode,
+                 (unsigned long)flags);
+}
+long __kmp_pt_get_mempolicy(int *mode, unsigned long *mask,
+                            unsigned long maxnode, void *addr,
+                            unsigned long flags) {
+  return syscall(SYS_get_mempolicy, mode, mask, maxnode, addr, flags);
+}
+
+int __kmp_pt_mprotect(void *addr, size_t len, int prot) {
+  return (int)syscall(SYS_mprotect, addr, len, (unsigned long)prot);
+}
+
+kmp_uint64 __kmp_pt_now_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (kmp_uint64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void *__kmp_pt_private_alloc(size_t bytes) {
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+// Without the C library's munmap: the engines' own memory does not go
+// through the wrapper of kmp_pagetrap_mm.cpp.
+void __kmp_pt_private_free(void *p, size_t bytes) {
+  syscall(SYS_munmap, p, bytes);
+}
+
+// process_vm_readv() on ourselves asks the kernel, without faulting.
+int __kmp_pt_readable(uintptr_t page) {
+  char byte;
+  struct iovec local = {&byte, 1}, remote = {(void *)page, 1};
+  return syscall(SYS_process_vm_readv, (long)getpid(), &local, 1UL, &remote,
+                 1UL, 0UL) == 1;
+}
+
+int __kmp_pt_fault_is_write(const void *uc) {
+#if KMP_ARCH_X86_64 && defined(REG_ERR)
+  const ucontext_t *ctx = (const ucontext_t *)uc;
+  if (!ctx)
+    return -1;
+  return (ctx->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#else
+  (void)uc;
+  return -1;
+#endif
+}
+
+static int pt_hexval(char c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                : 0;
+}
+
+// Read through a small buffer: the handler may run on a small alternate
+// stack.
+int __kmp_pt_none_vma(uintptr_t addr, uintptr_t *lo, uintptr_t *hi) {
+  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  char buf[256], perm[4] = {0, 0, 0, 0};
+  uintptr_t a = 0, b = 0;
+  int field = 0, k = 0, found = 0, done = 0; // fields: start, end, perms, rest
+  while (!done) {
+    ssize_t r = read(fd, buf, sizeof buf);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      break;
+    for (ssize_t i = 0; i < r && !done; i++) {
+      char c = buf[i];
+      if (field == 0) {
+        if (c == '-')
+          field = 1;
+        else
+          a = a * 16 + pt_hexval(c);
+      } else if (field == 1) {
+        if (c == ' ')
+          field = 2, k = 0;
+        else
+          b = b * 16 + pt_hexval(c);
+      } else if (field == 2) {
+        perm[k++] = c;
+        if (k == 4)
+          field = 3;
+      } else if (c == '\n') {
+        if (a <= addr && addr < b) {
+          found = perm[0] == '-' && perm[1] == '-' && perm[2] == '-' &&
+                  perm[3] == 'p';
+          *lo = a;
+          *hi = b;
+          done = 1;
+        }
+        a = b = 0;
+        field = 0;
+      }
+    }
+  }
+  close(fd);
+  return found;
+}
+
+void *__kmp_pt_next(void *volatile *cache, const char *name) {
+  void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+  if (!f) {
+    f = dlsym(RTLD_NEXT, name);
+    __atomic_store_n(cache, f, __ATOMIC_RELEASE);
+  }
+  return f;
+}
+
+#endif // KMP_PAGETRAP_SUPPORTED
