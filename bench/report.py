@@ -1566,7 +1566,7 @@ def page_run(d, F):
                                                                               "as many vCPUs")),
           "* **Runtime**: libomp SHA-1 ``%s`` (built %s), %s." % (
               sha1.group(1) if sha1 else "?", built.group(1) if built else "?",
-              c.get("compiler", "?")),
+              c.get("compiler", "?").split(" (")[0]),
           "* **Sizes**:", ""]
     for fam, what in (("dist", "distribution"), ("accuracy", "placement accuracy"),
                       ("solvers", "Jacobi and CG"), ("readonly", "readonly")):
