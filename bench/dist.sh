@@ -106,7 +106,7 @@ lankes() {
   local m=${1:-512} v=${2:-aen} d=$TOP/build/bench/lankes
   rm -rf "$d"
   setup_dir "$d"
-  compile nexttouch_512mb "$TOP/bench/nexttouch_512mb.c"
+  compile nexttouch_512mb "$TOP/bench/nexttouch_512mb.c" -Wno-unused-parameter
   "$GUEST_RUN" --nodes 2 --mem $((m + 512)) --file "$d/bin" --file "$d/lib" -- \
     env OMP_NUM_THREADS=4 $OMP_SPREAD "$d/bin/nexttouch_512mb" "$m" "$v"
 }
