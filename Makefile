@@ -6,9 +6,9 @@
 #   make check           the project's tests (clang, libomp, NUMA guest) with lit
 #   make check-stress    the stress and randomized model tests, long
 #   make check-sanitizers  the runtime tests built with ASan, then TSan
-#   make bench-suite     all the benchmarks, reduced, two guest boots (~10 min);
+#   make bench-suite     all the benchmarks, reduced, two guest boots (~5 min);
 #                        FULL=1 at full size (~40 min); summary of the targets
-#   make bench           the distribution benchmark (host + 2-node guest), CSV + plot
+#   make bench           the distribution benchmark (host + 2-node guest)
 #   make check-upstream  upstream clang/test/OpenMP and openmp/runtime/test
 #   make patches         regenerate patches/ from build/src/llvm-project's commits
 #   make check-patches   patches/ and the tree agree; the series applies to the release
@@ -278,56 +278,55 @@ demo:
 	  env OMP_NUM_THREADS=4 OMP_PROC_BIND=spread OMP_PLACES=cores \
 	  $(DEMO_BIN) $$color
 
-# The distribution benchmark (docs/Benchmarks.rst): native fault-path costs
-# on this host and all variants in one 2-node guest; writes
-# bench/results/nexttouch_dist.{csv,png}. BENCH_MIB=128 for a quicker look.
-bench: toolchain
-	bash bench/run-bench.sh
+# The benchmarks (docs/Benchmarks.rst): one driver per family in bench/, each
+# booting its guests with tools/guest-run and reporting with bench/report.py.
+# Standalone targets write their logs, CSVs, tables and plots under
+# build/bench/<family>/ and print their table; only bench-suite writes
+# bench/results/ and the results section of docs/Benchmarks.rst.
 
-# The benchmark suite (docs/Benchmarks.rst, "The suite in one command"):
-# distribution, placement accuracy, Jacobi/CG against the alternatives with
-# the OMP_PROC_BIND x OMP_PLACES sweep, and readonly, in a reduced
-# configuration with one 2-node and one 4-node guest boot; results in
-# bench/results/suite/ and a one-screen summary of the targets. FULL=1 runs
-# the four benchmarks at their own sizes (as the targets below do).
+# The distribution benchmark: ours, the oracle and the 2008 user-level
+# reference in one 2-node guest, the fault path's cost natively on this host.
+# BENCH_MIB=128 for a quicker look (bench/dist.sh).
+bench: toolchain
+	bash bench/dist.sh
+
+# The suite: distribution, placement accuracy, Jacobi/CG against the
+# alternatives with the OMP_PROC_BIND x OMP_PLACES sweep, and readonly, at
+# reduced sizes in one 2-node and one 4-node guest (~5 min); prints every
+# target met or missed, writes bench/results/ and docs/Benchmarks.rst's
+# results. FULL=1: every family at its full size (~40 min).
 .PHONY: bench-suite
 bench-suite: toolchain
 	FULL=$(FULL) bash bench/suite.sh
 
-# The application benchmarks (bench/apps/README.md): STREAM, Jacobi, CG, a
-# LULESH-shaped mesh proxy and the batch-window kernel, each in a 2-node and a
-# 4-node guest with and without '#pragma omp nexttouch'; prints a table and
+# STREAM, Jacobi, CG, a LULESH-shaped mesh proxy and the batch-window kernel,
+# with and without '#pragma omp nexttouch', in a 2-node and a 4-node guest;
 # fails if a program fails its verification.
 .PHONY: bench-apps
 bench-apps: toolchain
-	bash bench/apps/run.sh
+	bash bench/apps.sh
 
-# Placement accuracy per access pattern (bench/apps/README.md): block, cyclic,
-# dynamic and irregular loops after one '#pragma omp nexttouch', default and
-# exact (KMP_NEXTTOUCH_WINDOW=1) window, in a 2-node and a 4-node guest;
-# prints % of pages on their first toucher's node; fails only if a data
-# check fails.
+# Placement accuracy per access pattern (block, cyclic, dynamic, irregular),
+# default and exact window, in a 2-node and a 4-node guest; fails only if a
+# data check fails.
 .PHONY: bench-accuracy
 bench-accuracy: toolchain
-	bash bench/apps/accuracy.sh
+	bash bench/accuracy.sh
 
-# readonly(list) after Lankes et al. (ROSS'12) (docs/Benchmarks.rst): a dense
-# Jacobi solver with sequential init, nexttouch, readonly replicas and ideal
-# init, in one 4-node and one 2-node guest, plus the replication cost on the
-# host; CSV and table in build/bench-apps/readonly/; fails if a run fails its
-# verification.
+# readonly(list) after Lankes et al. (ROSS'12): a dense Jacobi solver with
+# serial init, nexttouch, readonly replicas and ideal init in a 4-node and a
+# 2-node guest, plus the replication cost on the host; fails if a run fails
+# its verification.
 .PHONY: bench-readonly
 bench-readonly: toolchain
-	bash bench/apps/readonly.sh
+	bash bench/readonly.sh
 
-# Jacobi and CG (a 3-D unstructured matrix in RCM order) with serial
-# initialisation (bench/apps/solvers.sh, docs/Benchmarks.rst): no placement,
-# nexttouch, numactl --interleave=all, ideal parallel initialisation and the
-# kernel's AutoNUMA, then OMP_PROC_BIND x OMP_PLACES in a 2- and a 4-node
-# guest; CSVs in bench/apps/results/solvers/, plots in docs/images/.
+# Jacobi and CG (3-D unstructured, RCM order) with serial initialisation: no
+# placement, nexttouch, numactl --interleave=all, ideal initialisation and
+# AutoNUMA, then OMP_PROC_BIND x OMP_PLACES in a 2- and a 4-node guest.
 .PHONY: bench-solvers
 bench-solvers: toolchain
-	bash bench/apps/solvers.sh
+	bash bench/solvers.sh
 
 patches:
 	@bash scripts/patches.sh regen

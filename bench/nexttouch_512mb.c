@@ -8,7 +8,7 @@
 // usage: nexttouch_512mb [MiB] [variants]   (variants: a=adaptive e=exact
 //        n=naive, h=adaptive on transparent huge pages (the array is mapped
 //        again with MADV_HUGEPAGE), default "aen"); run with OMP_NUM_THREADS=4 and
-//        OMP_PROC_BIND=spread on >= 2 NUMA nodes (bench/run-guest.sh).
+//        OMP_PROC_BIND=spread on >= 2 NUMA nodes (bench/dist.sh lankes).
 #define _GNU_SOURCE
 #include <errno.h>
 #include <numa.h>

@@ -17,7 +17,7 @@
 // The time of a variant is its request (kmp_nexttouch; arming happens at the
 // loop's fork) plus the loop. The user-level reference scheme is a separate
 // program, bench/reference_nexttouch.c. One CSV row per variant and
-// repetition (see bench_common.h); run by bench/run-bench.sh. In the CSV,
+// repetition (see bench_common.h); run by bench/dist.sh. In the CSV,
 // fault_ms is the time in the fault path summed over threads (the engine's
 // fault_ns), for the oracle the time in move_pages summed over threads.
 //

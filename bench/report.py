@@ -1,26 +1,128 @@
-#!/usr/bin/env python3
-"""Summarise bench/results/nexttouch_dist.csv: medians per variant, the
-target ratios, the native per-page fault-path costs, and a PNG plot.
+#!/usr/bin/python3
+"""The benchmarks' report: tables, CSVs, plots, the suite's summary and the
+results section of docs/Benchmarks.rst, from a run directory of bench/lib.sh
+(config.txt, logs/NAME.log and NAME.rc of tools/guest-run, native logs).
 
-ours/oracle is the median of the ratios of *pairs*: the runs of ours-default
-and of the oracle in the same repetition of the same process (back to back,
-in alternating order), with the interquartile range of those ratios and a
-bootstrap 95 % confidence interval of their median. reference/ours is the
-ratio of the medians at the size where the reference ran (guest rows can
-have two sizes: the pairs' and the all-variants part's).
+usage: bench/report.py COMMAND DIR
 
-usage: report.py RESULTS.csv [PLOT.png]
+  dist DIR       DIR/dist/: nexttouch_dist.csv, nexttouch_dist-phases.csv,
+                 nexttouch_dist-summary.txt (printed), nexttouch_dist.png
+  accuracy DIR   DIR/accuracy/: accuracy.csv, accuracy-table.txt (printed)
+  apps DIR       DIR/apps/apps-table.txt (printed)
+  readonly DIR   DIR/readonly/: readonly.csv, readonly-table.txt (printed)
+  solvers DIR    DIR/solvers/: solvers-{runs,iter,arrays}.csv,
+                 solvers-summary.txt (printed), solvers-*.png
+  summary DIR    every target met or missed with its figure: DIR/summary.txt
+                 (printed); needs the four families' reports
+  page DIR       bench/results/ afresh (the files docs/Benchmarks.rst shows)
+                 and the page's generated results section
+
+Each family's command exits 1 if one of its runs failed (a guest part's
+exit status, a verification, a data check); summary and page exit 0 (a
+missed target shows in the summary).
+
+Every time measured in a guest is emulated (QEMU/TCG): only ratios between
+variants of one guest run mean something. Native figures are this host's.
 """
 import csv
+import os
 import random
+import re
+import shutil
 import statistics
 import sys
 
-TARGET_OURS_ORACLE = 1.25   # ours-default / oracle: at most
-TARGET_REF_OURS = 7.0       # reference / ours-default: at least
-ORDER = ["ours-default", "ours-exact", "ours-thp", "reference", "reference-nomove",
-         "oracle", "none"]
-LABEL = {
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(TOP, "bench", "results")
+PAGE = os.path.join(TOP, "docs", "Benchmarks.rst")
+
+# Targets.
+TARGET_OURS_ORACLE = 1.25   # ours (default) / oracle: at most
+TARGET_REF_OURS = 7.0       # reference / ours (default): at least
+ACC_TARGET = {"block": 99.0}   # % of pages on their first toucher's node; others:
+ACC_TARGET_OTHER = 95.0
+BATCHWIN_TARGET = 2.0       # faults/page of two interleaved streams / one stream
+NUMA_RATIO = 2.0            # the solvers' model: remote / local access time
+
+
+# ---------------------------------------------------------------- run directory
+
+def config(d):
+    """config.txt as (lines, dict of the first '=')."""
+    path = os.path.join(d, "config.txt")
+    lines = [l.rstrip("\n") for l in open(path)] if os.path.exists(path) else []
+    return lines, dict(l.split("=", 1) for l in lines if "=" in l)
+
+
+def log_path(d, name):
+    return os.path.join(d, "logs", name + ".log")
+
+
+def part_rc(d, name):
+    """A guest part's exit status (None: it did not run)."""
+    p = os.path.join(d, "logs", name + ".rc")
+    return int(open(p).read().strip()) if os.path.exists(p) else None
+
+
+def part_names(d, prefix):
+    """The guest parts of a family, in the order they ran."""
+    names = []
+    boots = os.path.join(d, "parts", "boots")
+    for n in (open(boots).read().split() if os.path.exists(boots) else []):
+        for p in open(os.path.join(d, "parts", "%sn.list" % n)).read().split():
+            name = os.path.basename(p)[:-3]
+            if name.startswith(prefix):
+                names.append(name)
+    return names
+
+
+def read(path):
+    return open(path, errors="replace").read() if os.path.exists(path) else ""
+
+
+def kv(line):
+    d = {}
+    for tok in line.split()[1:]:
+        if "=" in tok:
+            k, v = tok.split("=", 1)
+            d[k] = v
+    return d
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def fmt(x, spec=".3f", none="-"):
+    return none if x is None else format(x, spec)
+
+
+def outdir(d, family):
+    o = os.path.join(d, family)
+    os.makedirs(o, exist_ok=True)
+    return o
+
+
+def pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+    return matplotlib.pyplot
+
+
+# ---------------------------------------------------------------- distribution
+
+DIST_ORDER = ["ours-default", "ours-exact", "ours-thp", "reference", "reference-nomove",
+              "oracle", "none"]
+DIST_LABEL = {
     "ours-default": "ours\n(default:\nadaptive)",
     "ours-exact": "ours\nWINDOW=1\n(exact)",
     "ours-thp": "ours\nTHP\n(MADV_HUGEPAGE)",
@@ -29,17 +131,20 @@ LABEL = {
     "oracle": "oracle\n(move_pages\nown part,\nbatches)",
     "none": "none\n(no migration,\nfloor)",
 }
+DIST_COLORS = {"ours-default": "#1f77b4", "ours-exact": "#6baed6", "ours-thp": "#08519c",
+               "reference": "#d62728", "reference-nomove": "#ff9896",
+               "oracle": "#2ca02c", "none": "#7f7f7f"}
 
 
-def load(path):
-    meta, rows = [], []
-    lines = []
+def dist_load(path):
+    meta, lines = [], []
     with open(path) as f:
         for l in f:
             if l.startswith("#"):
                 meta.append(l[1:].strip())
             else:
                 lines.append(l)
+    rows = []
     for r in csv.DictReader(lines):
         for k in ("time_ms", "arm_ms", "fault_ms", "disarm_ms", "local_pct"):
             r[k] = float(r[k])
@@ -50,39 +155,37 @@ def load(path):
     return meta, rows
 
 
-def load_phases(path, rows):
-    """nexttouch_dist-phases.csv next to the results: where,variant,rep,k=v,...
-    grouped by (where, MiB, variant), the size from the row of the same run."""
-    import os
-    p = path[:-4] + "-phases.csv" if path.endswith(".csv") else None
+def dist_phases(path, rows):
+    """The phases CSV next to the results (where,variant,rep,k=v,...), grouped
+    by (where, MiB, variant), the size from the row of the same run."""
     out = {}
-    if not p or not os.path.exists(p):
+    p = path[:-4] + "-phases.csv"
+    if not os.path.exists(p):
         return out
     size = {(r["where"], r["variant"], r["rep"]): r["mib"] for r in rows}
-    with open(p) as f:
-        for line in f:
-            parts = line.strip().split(",")
-            if len(parts) < 4:
-                continue
-            d = {k: float(v) for k, v in (x.split("=") for x in parts[3:])}
-            mib = size.get((parts[0], parts[1], int(parts[2])), 0)
-            out.setdefault((parts[0], mib, parts[1]), []).append(d)
+    for line in open(p):
+        parts = line.strip().split(",")
+        if len(parts) < 4:
+            continue
+        d = {k: float(v) for k, v in (x.split("=") for x in parts[3:])}
+        mib = size.get((parts[0], parts[1], int(parts[2])), 0)
+        out.setdefault((parts[0], mib, parts[1]), []).append(d)
     return out
 
 
-def medians(rows, where, mib=None):
+def dist_medians(rows, where, mib=None):
     out = {}
-    extra = sorted({r["variant"] for r in rows} - set(ORDER))  # profiling variants
-    for v in ORDER + extra:
+    extra = sorted({r["variant"] for r in rows} - set(DIST_ORDER))  # profile variants
+    for v in DIST_ORDER + extra:
         rs = [r for r in rows if r["where"] == where and r["variant"] == v
               and (mib is None or r["mib"] == mib)]
         if rs:
-            med = lambda k: statistics.median(r[k] for r in rs)
+            m = lambda k: statistics.median(r[k] for r in rs)
             out[v] = {
-                "time": med("time_ms"), "times": [r["time_ms"] for r in rs],
-                "arm": med("arm_ms"), "fault": med("fault_ms"), "disarm": med("disarm_ms"),
-                "faults": med("faults"), "batches": med("batches"),
-                "migrated": med("migrated"), "local": min(r["local_pct"] for r in rs),
+                "time": m("time_ms"), "times": [r["time_ms"] for r in rs],
+                "arm": m("arm_ms"), "fault": m("fault_ms"), "disarm": m("disarm_ms"),
+                "faults": m("faults"), "batches": m("batches"),
+                "migrated": m("migrated"), "local": min(r["local_pct"] for r in rs),
                 "ok": all(r["checksum"] == "ok" for r in rs),
                 "pages": rs[0]["pages"], "threads": rs[0]["threads"], "n": len(rs),
                 "mib": rs[0]["mib"],
@@ -101,20 +204,20 @@ def bootstrap_median_ci(xs, n=4000, level=0.95, seed=1):
     """Percentile bootstrap confidence interval of the median."""
     rng = random.Random(seed)
     ms = sorted(statistics.median(rng.choices(xs, k=len(xs))) for _ in range(n))
-    lo = ms[int((1 - level) / 2 * n)]
-    hi = ms[min(n - 1, int((1 + level) / 2 * n))]
-    return lo, hi
+    return ms[int((1 - level) / 2 * n)], ms[min(n - 1, int((1 + level) / 2 * n))]
 
 
-def figures(rows, where="guest-tcg"):
-    """The headline figures of the guest rows: the paired ours/oracle ratios
-    at the size with the most pairs, reference/ours where the reference ran."""
-    f = {}
-    by = {}
+def dist_figures(rows, where="guest-tcg"):
+    """The target figures: ours/oracle is the median of the ratios of pairs
+    (ours and the oracle in the same repetition of one process, back to back
+    in alternating order) at the size with the most pairs, with their
+    quartiles and a bootstrap 95 % CI of the median; reference/ours is the
+    ratio of the medians where the reference ran; native: us per page over
+    the no-migration loop."""
+    f, by, per_mib = {}, {}, {}
     for r in rows:
         if r["where"] == where and r["variant"] in ("ours-default", "oracle"):
             by.setdefault((r["mib"], r["rep"]), {})[r["variant"]] = r["time_ms"]
-    per_mib = {}
     for (mib, rep), d in sorted(by.items()):
         if len(d) == 2:
             per_mib.setdefault(mib, []).append(
@@ -136,7 +239,7 @@ def figures(rows, where="guest-tcg"):
     ref_mibs = sorted({r["mib"] for r in rows if r["where"] == where
                        and r["variant"] == "reference"})
     if ref_mibs:
-        m = medians(rows, where, ref_mibs[-1])
+        m = dist_medians(rows, where, ref_mibs[-1])
         if "ours-default" in m:
             r = m["reference"]["time"] / m["ours-default"]["time"]
             f["ref_ours"] = {
@@ -145,124 +248,150 @@ def figures(rows, where="guest-tcg"):
                 "worst": min(m["reference"]["times"]) / max(m["ours-default"]["times"]),
                 "met": r >= TARGET_REF_OURS,
             }
-    h = medians(rows, "host-native")
+    h = dist_medians(rows, "host-native")
     if h and "none" in h:
         floor = h["none"]["time"]
         f["native"] = {v: (m["time"] - floor) * 1e3 / m["pages"] for v, m in h.items()
                        if v not in ("none", "oracle")}
+        f["native_n"] = max(m["n"] for m in h.values())
+        f["native_mib"] = next(iter(h.values()))["mib"]
     return f
 
 
-def main():
-    path = sys.argv[1]
-    png = sys.argv[2] if len(sys.argv) > 2 else None
-    meta, rows = load(path)
-    g = medians(rows, "guest-tcg")
-    h = medians(rows, "host-native")
-    print("\n".join("# " + m for m in meta))
+def dist_write_csv(d, o):
+    """nexttouch_dist.csv and -phases.csv from the guest part's log and the
+    native log; returns the CSV's path, or None if the guest part gave no
+    rows."""
+    _, c = config(d)
+    guest = read(log_path(d, "dist-2n"))
+    native = read(log_path(d, "dist-host"))
+    raw = (native + "\n" + guest).splitlines()
+    rows = [l for l in raw if l.startswith("csv,") and not l.startswith("csv,where")]
+    head = [l for l in raw if l.startswith("csv,where")]
+    kernel = [l.split(",", 1)[1] for l in raw if l.startswith("guest-kernel,")]
+    if not head or not any(",guest-tcg," in "," + l for l in rows):
+        return None
+    path = os.path.join(o, "nexttouch_dist.csv")
+    with open(path, "w") as f:
+        f.write("# nexttouch distribution benchmark (bench/dist.sh), %s\n" % c.get("date", "?"))
+        f.write("# commit %s; libomp %s; %s\n" % (c.get("commit"), c.get("libomp"),
+                                                c.get("compiler")))
+        f.write("# host: %s, %s, load average at start %s\n" % (
+            c.get("host_cpu"), c.get("host"), c.get("host_load_at_start")))
+        f.write("# %s\n" % c.get("dist_params", ""))
+        if native:
+            f.write("# host-native rows: 1 NUMA node, KMP_NEXTTOUCH_FORCE=1 for the ours-* "
+                    "rows (nothing moves), OMP_NUM_THREADS=2 OMP_PROC_BIND=spread "
+                    "OMP_PLACES=cores\n")
+        f.write("# guest-tcg rows: %s, 2 nodes, 2 vCPUs, guest kernel %s, %s\n" % (
+            c.get("qemu"), kernel[0] if kernel else "?", c.get("guest", "").split(", ", 2)[-1]))
+        f.write("# times are of request + one pass of the loop; guest times are emulated "
+                "(compare within a run, as ratios)\n")
+        f.write(head[0].split(",", 1)[1] + "\n")
+        for l in rows:
+            f.write(l.split(",", 1)[1] + "\n")
+    with open(path[:-4] + "-phases.csv", "w") as f:
+        for l in raw:
+            if l.startswith("prof,"):
+                f.write(l.split(",", 1)[1] + "\n")
+    return path
 
-    lines = []
+
+def dist_text(path):
+    meta, rows = dist_load(path)
+    L = ["# " + m for m in meta]
     gmibs = sorted({r["mib"] for r in rows if r["where"] == "guest-tcg"})
     for mib in gmibs:
-        g = medians(rows, "guest-tcg", mib)
-        lines.append("emulated (guest-tcg), %d MiB, medians over the runs:" % mib)
-        lines.append("  %-13s %4s %10s %8s %8s %7s %11s %10s %9s %7s %s" % (
+        g = dist_medians(rows, "guest-tcg", mib)
+        L.append("emulated (guest-tcg), %d MiB, medians over the runs:" % mib)
+        L.append("  %-13s %4s %10s %8s %8s %7s %11s %10s %9s %7s %s" % (
             "variant", "runs", "time ms", "arm ms", "faults", "batches", "moved/batch",
             "fault ms*", "disarm ms", "local%", "data"))
         for v, m in g.items():
             ppb = m["migrated"] / m["batches"] if m["batches"] else 0
-            lines.append("  %-13s %4d %10.1f %8.1f %8d %7d %11.1f %10.1f %9.1f %7.1f %s" % (
+            L.append("  %-13s %4d %10.1f %8.1f %8d %7d %11.1f %10.1f %9.1f %7.1f %s" % (
                 v, m["n"], m["time"], m["arm"], m["faults"], m["batches"], ppb, m["fault"],
                 m["disarm"], m["local"], "ok" if m["ok"] else "WRONG"))
-        lines.append("  (* summed over threads: ours = time in the fault path, "
-                     "oracle = time in move_pages)")
-        ratios = []
+        L.append("  (* summed over threads: ours = time in the fault path, "
+                 "oracle = time in move_pages)")
         for v in ("ours-exact", "ours-thp"):
             if v in g and "oracle" in g and "reference" in g:
-                ratios.append("%s: /oracle = %.2f, reference/it = %.2f" % (
-                    v, g[v]["time"] / g["oracle"]["time"],
-                    g["reference"]["time"] / g[v]["time"]))
+                L.append("  %s: /oracle = %.2f, reference/it = %.2f" % (
+                    v, g[v]["time"] / g["oracle"]["time"], g["reference"]["time"] / g[v]["time"]))
         if "oracle" in g:
-            ratios.append("medians relative to oracle's: " + ", ".join(
+            L.append("  medians relative to oracle's: " + ", ".join(
                 "%s %.2f" % (v, m["time"] / g["oracle"]["time"])
                 for v, m in g.items() if v not in ("oracle", "none")))
-        lines += ["  " + r for r in ratios]
-    fig = figures(rows)
+    fig = dist_figures(rows)
     if "pairs" in fig:
         p = fig["pairs"]
-        lines.append(
-            "ours/oracle (emulated, %d MiB, %d pairs run back to back in alternating order):"
-            % (p["mib"], p["n"]))
-        lines.append(
-            "  median of the pairs' ratios %.2f (target <= %.2f: %s); interquartile range "
-            "%.2f-%.2f, min %.2f, max %.2f; bootstrap 95%% CI of the median %.2f-%.2f; "
-            "ratio of the medians %.2f" % (
-                p["median"], TARGET_OURS_ORACLE, "met" if p["met"] else "MISSED",
-                p["q1"], p["q3"], p["min"], p["max"], p["ci"][0], p["ci"][1],
-                p["ratio_of_medians"]))
-        lines.append("  per pair: " + " ".join("%.2f" % x for x in p["ratios"]))
+        L.append("ours/oracle (emulated, %d MiB, %d pairs run back to back in alternating "
+                 "order):" % (p["mib"], p["n"]))
+        L.append("  median of the pairs' ratios %.2f (target <= %.2f: %s); interquartile range "
+                 "%.2f-%.2f, min %.2f, max %.2f; bootstrap 95%% CI of the median %.2f-%.2f; "
+                 "ratio of the medians %.2f" % (
+                     p["median"], TARGET_OURS_ORACLE, "met" if p["met"] else "MISSED",
+                     p["q1"], p["q3"], p["min"], p["max"], p["ci"][0], p["ci"][1],
+                     p["ratio_of_medians"]))
+        L.append("  per pair: " + " ".join("%.2f" % x for x in p["ratios"]))
     if "ref_ours" in fig:
         r = fig["ref_ours"]
-        lines.append(
-            "reference/ours (emulated, %d MiB, medians of %d and %d) = %.1f (target >= %.1f: %s); "
-            "slowest ours against fastest reference %.1f" % (
-                r["mib"], r["n"], r["n_ours"], r["ratio"], TARGET_REF_OURS,
-                "met" if r["met"] else "MISSED", r["worst"]))
+        L.append("reference/ours (emulated, %d MiB, medians of %d and %d) = %.1f (target >= "
+                 "%.1f: %s); slowest ours against fastest reference %.1f" % (
+                     r["mib"], r["n"], r["n_ours"], r["ratio"], TARGET_REF_OURS,
+                     "met" if r["met"] else "MISSED", r["worst"]))
+    h = dist_medians(rows, "host-native")
     if h:
-        lines.append("native (host-native, one node, nothing moves), medians of %d:" %
-                     max(v["n"] for v in h.values()))
+        L.append("native (host-native, one node, nothing moves), medians of %d:" %
+                 max(v["n"] for v in h.values()))
         floor = h.get("none", {}).get("time", 0.0)
         for v, m in h.items():
             if v in ("none", "oracle"):
                 continue
             per_page = (m["time"] - floor) * 1e3 / m["pages"]
             per_fault = m["fault"] * 1e3 / m["faults"] if m["faults"] and m["fault"] else 0
-            lines.append("  %-13s %9.1f ms  %6.2f us/page over the no-migration loop%s" % (
+            L.append("  %-13s %9.1f ms  %6.2f us/page over the no-migration loop%s" % (
                 v, m["time"], per_page,
                 ", %.2f us per fault in the handler (%d faults)" % (per_fault, m["faults"])
                 if per_fault else ""))
-        if "reference" in h and "ours-exact" in h:
-            re_ = (h["reference"]["time"] - floor) / max(h["ours-exact"]["time"] - floor, 1e-9)
-            lines.append("  reference/ours-exact per page (one page per fault): %.2f" % re_)
-        if "reference-nomove" in h and "ours-exact" in h:
-            re_ = (h["reference-nomove"]["time"] - floor) / max(h["ours-exact"]["time"] - floor, 1e-9)
-            lines.append("  reference-nomove/ours-exact per page (fault + mprotect only, "
-                         "no move_pages call): %.2f" % re_)
-    phases = load_phases(path, rows)
+        for v, what in (("reference", "(one page per fault)"),
+                        ("reference-nomove", "(fault + mprotect only, no move_pages call)")):
+            if v in h and "ours-exact" in h:
+                x = (h[v]["time"] - floor) / max(h["ours-exact"]["time"] - floor, 1e-9)
+                L.append("  %s/ours-exact per page %s: %.2f" % (v, what, x))
+    phases = dist_phases(path, rows)
     if phases:
-        lines.append("phases (medians, ms): fork = request to first thread in the region "
-                     "(arming), loop = each thread's loop with its faults, join = last "
-                     "thread done to join end (disarming):")
+        L.append("phases (medians, ms): fork = request to first thread in the region "
+                 "(arming), loop = each thread's loop with its faults, join = last "
+                 "thread done to join end (disarming):")
         for where, mib in sorted({k[:2] for k in phases}, reverse=True):
-            for v in ORDER + sorted(set(k[2] for k in phases) - set(ORDER)):
+            for v in DIST_ORDER + sorted(set(k[2] for k in phases) - set(DIST_ORDER)):
                 ps = phases.get((where, mib, v))
                 if not ps:
                     continue
-                med = lambda k: statistics.median(p[k] for p in ps if k in p)
+                m = lambda k: statistics.median(p[k] for p in ps if k in p)
                 loops = sorted(k for k in ps[0] if k.startswith("loop"))
-                lines.append("  %-11s %4d MiB %-13s fork %8.1f  %s  join %6.1f" % (
-                    where, mib, v, med("fork_ms"),
-                    "  ".join("%s %8.1f" % (k[:-3], med(k)) for k in loops), med("join_ms")))
-    print("\n".join(lines))
+                L.append("  %-11s %4d MiB %-13s fork %8.1f  %s  join %6.1f" % (
+                    where, mib, v, m("fork_ms"),
+                    "  ".join("%s %8.1f" % (k[:-3], m(k)) for k in loops), m("join_ms")))
+    return L
 
-    if not png:
-        return
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    ref_mib = fig.get("ref_ours", {}).get("mib", gmibs[-1] if gmibs else None)
-    g = medians(rows, "guest-tcg", ref_mib) if ref_mib else {}
-    pairs = fig.get("pairs")
-    fig, axes = plt.subplots(1, 3, figsize=(21, 6.5),
-                             gridspec_kw={"width_ratios": [3, 1.6, 2.2]})
+
+def dist_plot(path, png):
+    meta, rows = dist_load(path)
+    fig_ = dist_figures(rows)
+    gmibs = sorted({r["mib"] for r in rows if r["where"] == "guest-tcg"})
+    ref_mib = fig_.get("ref_ours", {}).get("mib", gmibs[-1] if gmibs else None)
+    g = dist_medians(rows, "guest-tcg", ref_mib) if ref_mib else {}
+    h = dist_medians(rows, "host-native")
+    pairs = fig_.get("pairs")
+    p = pyplot()
+    fig, axes = p.subplots(1, 3, figsize=(21, 6.5), gridspec_kw={"width_ratios": [3, 1.6, 2.2]})
     ax = axes[0]
-    vs = [v for v in ORDER if v in g]  # the plot shows the main variants only
+    vs = [v for v in DIST_ORDER if v in g]
     any_g = next(iter(g.values())) if g else None
-    colors = {"ours-default": "#1f77b4", "ours-exact": "#6baed6", "ours-thp": "#08519c",
-              "reference": "#d62728", "reference-nomove": "#ff9896",
-              "oracle": "#2ca02c", "none": "#7f7f7f"}
     for i, v in enumerate(vs):
-        ax.bar(i, g[v]["time"], color=colors[v], alpha=0.85)
+        ax.bar(i, g[v]["time"], color=DIST_COLORS[v], alpha=0.85)
         ax.scatter([i] * len(g[v]["times"]), g[v]["times"], color="k", s=10, zorder=3)
         ax.text(i, g[v]["time"] * 1.08, "%.0f" % g[v]["time"], ha="center", fontsize=9)
     if "reference" in g:
@@ -271,40 +400,38 @@ def main():
         ax.text(len(vs) - 0.5, y * 1.05, "target: ours <= reference / %.0f" % TARGET_REF_OURS,
                 color="#d62728", ha="right", fontsize=9)
     ax.set_xticks(range(len(vs)))
-    ax.set_xticklabels([LABEL[v] for v in vs], fontsize=8)
+    ax.set_xticklabels([DIST_LABEL[v] for v in vs], fontsize=8)
     ax.set_yscale("log")
-    if vs:  # room above the tallest bar for its label and the box
+    if vs:
         ax.set_ylim(top=max(max(g[v]["times"]) for v in vs) * 6)
-    box = []
     if "reference" in g and "ours-default" in g:
         r = g["reference"]["time"] / g["ours-default"]["time"]
-        box.append("reference / ours = %.1f  (target >= %.0f: %s)" % (
-            r, TARGET_REF_OURS, "met" if r >= TARGET_REF_OURS else "missed"))
-    if box:
-        ax.text(0.02, 0.98, "\n".join(box), transform=ax.transAxes, va="top",
-                fontsize=10, bbox=dict(boxstyle="round", fc="white", ec="0.6"))
+        ax.text(0.02, 0.98, "reference / ours = %.1f  (target >= %.0f: %s)" % (
+            r, TARGET_REF_OURS, "met" if r >= TARGET_REF_OURS else "missed"),
+            transform=ax.transAxes, va="top", fontsize=10,
+            bbox=dict(boxstyle="round", fc="white", ec="0.6"))
     ax.set_ylabel("ms (log scale): request + one pass of the loop")
     if any_g:
         ax.set_title("EMULATED (QEMU/TCG guest, 2 NUMA nodes, %d threads): %d MiB, %d pages;\n"
                      "median of %s runs (dots: each run); compare as ratios only" % (
                          any_g["threads"], any_g["pages"] * 4096 >> 20, any_g["pages"],
-                         "-".join(sorted({str(g[v]["n"]) for v in vs}, key=int))),
-                     fontsize=10)
+                         "-".join(sorted({str(g[v]["n"]) for v in vs}, key=int))), fontsize=10)
     ax = axes[1]
     if pairs:
         xs = pairs["ratios"]
         ax.boxplot([xs], widths=0.5, whis=(0, 100), medianprops=dict(color="#1f77b4", lw=2))
-        jit = [1 + 0.12 * ((i % 5) - 2) / 2 for i in range(len(xs))]
-        ax.scatter(jit, xs, color="k", s=14, zorder=3)
+        ax.scatter([1 + 0.12 * ((i % 5) - 2) / 2 for i in range(len(xs))], xs, color="k",
+                   s=14, zorder=3)
         ax.axhline(TARGET_OURS_ORACLE, color="#2ca02c", ls="--", lw=1)
         ax.text(1.45, TARGET_OURS_ORACLE, "target <= %.2f" % TARGET_OURS_ORACLE,
                 color="#2ca02c", ha="right", va="bottom", fontsize=9)
         ax.axhline(1.0, color="0.6", ls=":", lw=1)
         lo, hi = pairs["ci"]
-        ax.errorbar([1.32], [pairs["median"]], yerr=[[pairs["median"] - lo], [hi - pairs["median"]]],
+        ax.errorbar([1.32], [pairs["median"]],
+                    yerr=[[pairs["median"] - lo], [hi - pairs["median"]]],
                     fmt="o", color="#1f77b4", capsize=5)
-        ax.text(1.36, pairs["median"], "median %.2f\n95%% CI\n%.2f-%.2f" % (pairs["median"], lo, hi),
-                fontsize=9, va="center")
+        ax.text(1.36, pairs["median"], "median %.2f\n95%% CI\n%.2f-%.2f" % (
+            pairs["median"], lo, hi), fontsize=9, va="center")
         ax.set_xlim(0.6, 1.75)
         ax.set_xticks([1])
         ax.set_xticklabels(["ours / oracle\nper pair"])
@@ -319,24 +446,1357 @@ def main():
                           "reference-nomove") if v in h]
         vals = [(h[v]["time"] - floor) * 1e3 / h[v]["pages"] for v in hv]
         for i, (v, y) in enumerate(zip(hv, vals)):
-            ax.bar(i, max(y, 0.01), color=colors[v], alpha=0.85)
+            ax.bar(i, max(y, 0.01), color=DIST_COLORS[v], alpha=0.85)
             ax.text(i, max(y, 0.01) * 1.1, "%.2f" % y if y >= 0.01 else "~0",
                     ha="center", fontsize=9)
         ax.set_xticks(range(len(hv)))
-        ax.set_xticklabels([LABEL[v] for v in hv], fontsize=7)
+        ax.set_xticklabels([DIST_LABEL[v] for v in hv], fontsize=7)
         ax.set_yscale("log")
         ax.set_ylabel("us per page (log scale)")
         any_h = next(iter(h.values()))
         hload = [m.split("load average at start")[1].strip() for m in meta
-                if "load average at start" in m]
+                 if "load average at start" in m]
         ax.set_title("NATIVE (this host, 1 node: nothing moves): fault-path cost\n"
                      "per page over the plain loop, %d MiB, %d threads, forced arming%s" % (
                          any_h["pages"] * 4096 >> 20, any_h["threads"],
                          "\n(host load average %s)" % hload[0] if hload else ""), fontsize=10)
-    plt.tight_layout()
-    plt.savefig(png, dpi=90)
-    print("plot: %s" % png)
+    p.tight_layout()
+    p.savefig(png, dpi=90)
+    p.close(fig)
+
+
+def cmd_dist(d):
+    o = outdir(d, "dist")
+    path = dist_write_csv(d, o)
+    rc = part_rc(d, "dist-2n")
+    if path is None:
+        print("dist: no guest rows (guest part exit %s); see %s" % (rc, log_path(d, "dist-2n")))
+        return 1
+    text = "\n".join(dist_text(path))
+    open(os.path.join(o, "nexttouch_dist-summary.txt"), "w").write(text + "\n")
+    print(text)
+    dist_plot(path, os.path.join(o, "nexttouch_dist.png"))
+    _, rows = dist_load(path)
+    bad = [r for r in rows if r["checksum"] != "ok"]
+    if rc != 0 or bad:
+        print("dist: FAILED: guest part exit %s, %d wrong checksums" % (rc, len(bad)))
+        return 1
+    return 0
+
+
+# ---------------------------------------------------------------- placement accuracy
+
+ACC_COLS = ["nodes", "pattern", "window", "pct_local", "pre_pct_local", "faults_per_page",
+            "pages_per_batch", "misplaced_by_thread", "target", "target_met", "check"]
+
+
+def acc_target(pattern):
+    return ACC_TARGET.get(pattern, ACC_TARGET_OTHER)
+
+
+def acc_rows(d):
+    """NT_ACC lines of every guest part, in the order the parts ran; the
+    status of each: (rows, failures)."""
+    rows, bad = [], []
+    for name in part_names(d, "accuracy-"):
+        text = read(log_path(d, name))
+        if part_rc(d, name) != 0:
+            bad.append("%s: guest part exit %s" % (name, part_rc(d, name)))
+        exits = [kv(l) for l in text.splitlines() if l.startswith("NT_EXIT ")]
+        if not exits:
+            bad.append("%s: nothing ran" % name)
+        bad += ["%s: window %s exit %s" % (name, e.get("window"), e.get("rc"))
+                for e in exits if e.get("rc") != "0"]
+        for l in text.splitlines():
+            if l.startswith("NT_ACC "):
+                r = kv(l)
+                rows.append(r)
+                if r.get("check") != "ok":
+                    bad.append("%s: %s, window %s: data check %s" % (
+                        name, r.get("pattern"), r.get("window"), r.get("check")))
+    return rows, bad
+
+
+def acc_table(rows):
+    fmt_ = "| %5s | %-10s | %-7s | %7s | %6s | %11s | %11s | %-16s | %6s | %3s | %-6s |"
+    L = [fmt_ % ("nodes", "pattern", "window", "%local", "%pre", "faults/page",
+                 "pages/batch", "misplaced/thread", "target", "met", "check"),
+         fmt_ % ("-----", "----------", "-------", "-------", "------", "-----------",
+                 "-----------", "----------------", "------", "---", "------")]
+    keys = []
+    for r in rows:
+        if (r["nodes"], r["pattern"]) not in keys:
+            keys.append((r["nodes"], r["pattern"]))
+    for k in keys:
+        for w in ("default", "exact"):
+            for r in rows:
+                if (r["nodes"], r["pattern"], r["window"]) == k + (w,):
+                    L.append(fmt_ % tuple(r.get(c, "-") for c in ACC_COLS))
+    return L
+
+
+def cmd_accuracy(d):
+    o = outdir(d, "accuracy")
+    rows, bad = acc_rows(d)
+    cols = list(rows[0].keys()) if rows else ACC_COLS
+    with open(os.path.join(o, "accuracy.csv"), "w", newline="") as f:
+        f.write("# placement accuracy (bench/accuracy.sh): %% of pages on their first toucher's "
+                "node; %s; commit %s\n" % (config(d)[1].get("accuracy_params", ""),
+                                          config(d)[1].get("commit")))
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(cols)
+        for r in rows:
+            w.writerow([r.get(c, "") for c in cols])
+    text = "\n".join(acc_table(rows))
+    open(os.path.join(o, "accuracy-table.txt"), "w").write(text + "\n")
+    print(text)
+    for b in bad:
+        print("accuracy: " + b)
+    return 1 if bad else 0
+
+
+# ---------------------------------------------------------------- applications
+
+def cmd_apps(d):
+    """One row per program, node count and variant. split: smallest and
+    largest share of one node over the arrays of at least 128 pages (ideal
+    1/nodes both); balanced: how many of those arrays have at least 0.9/nodes
+    of their pages on every node; owner: pages on the node of the thread that
+    uses them (static schedule); time: this variant / baseline, same guest."""
+    o = outdir(d, "apps")
+    rows, batch, bad = [], [], []
+    for name in part_names(d, "apps-"):
+        text = read(log_path(d, name))
+        if part_rc(d, name) != 0:
+            bad.append("%s: guest part exit %s" % (name, part_rc(d, name)))
+        nodes, arrays = None, {}
+        for l in text.splitlines():
+            tag = l.split(" ", 1)[0]
+            f = kv(l)
+            if tag == "NT_INFO":
+                nodes = int(f["nodes"])
+            elif tag == "NT_ARRAY" and num(f.get("pages")) and num(f["pages"]) >= 128:
+                a = arrays.setdefault((f["prog"], f["variant"]), [])
+                a.append((num(f["min_share"]), num(f["max_share"])))
+            elif tag == "NT_SUMMARY":
+                a = arrays.pop((f["prog"], f["variant"]), [])
+                rows.append(dict(f, nodes=f.get("nodes", nodes), arrays=a))
+            elif tag == "NT_BATCH":
+                batch.append("batchwin (%s nodes): faults/page single %s, interleaved %s, "
+                             "ratio %s (target <= %g: %s)" % (
+                                 nodes, f["single_fpp"], f["interleaved_fpp"], f["ratio"],
+                                 BATCHWIN_TARGET, f["target_met"]))
+            elif tag == "NT_EXIT" and f.get("rc") != "0":
+                bad.append("%s: %s exit %s" % (name, f.get("variant"), f.get("rc")))
+        variants = {kv(l).get("variant") for l in text.splitlines() if l.startswith("NT_EXIT ")}
+        if not variants:
+            bad.append("%s: nothing ran" % name)
+    base = {(r["prog"], r["nodes"]): num(r["time_ms"]) for r in rows
+            if r["variant"] == "baseline"}
+    pct = lambda x: "-" if num(x) is None else "%.1f" % (100 * num(x))
+    fmt_ = "| %-20s | %5s | %-9s | %8s | %-9s | %8s | %6s | %11s | %9s | %-8s |"
+    L = [fmt_ % ("program", "nodes", "variant", "%handled", "split", "balanced", "%owner",
+                 "faults/page", "time/base", "result"),
+         fmt_ % ("-" * 20, "-----", "-" * 9, "-" * 8, "-" * 9, "-" * 8, "-" * 6, "-" * 11,
+                 "-" * 9, "-" * 8)]
+    for r in rows:
+        a, n = r["arrays"], int(r["nodes"])
+        b = base.get((r["prog"], r["nodes"]))
+        L.append(fmt_ % (
+            r["prog"], r["nodes"], r["variant"], pct(r.get("handled")),
+            "%.2f/%.2f" % (min(x for x, _ in a), max(y for _, y in a)) if a else "-",
+            "%d/%d" % (sum(x * n >= 0.9 for x, _ in a), len(a)) if a else "-",
+            pct(r.get("owner_local")),
+            "-" if num(r.get("faults_per_page")) is None else "%.3f" % num(r["faults_per_page"]),
+            "%.2f" % (num(r["time_ms"]) / b) if b else "-", r.get("result")))
+        if r.get("result") != "VERIFIED":
+            bad.append("%s, %s nodes, %s: %s" % (r["prog"], r["nodes"], r["variant"],
+                                                 r.get("result")))
+    text = "\n".join(L + [""] + batch)
+    open(os.path.join(o, "apps-table.txt"), "w").write(text + "\n")
+    print(text)
+    for x in bad:
+        print("apps: " + x)
+    return 1 if bad else 0
+
+
+# ---------------------------------------------------------------- readonly
+
+RO_COLS = ['where', 'nodes', 'threads', 'variant', 'rep', 'n', 'iters',
+           'init_ms', 'first_ms', 'steady_ms', 'mean_ms', 'total_ms',
+           'local_reads', 'local_a', 'local_b', 'rss_delta', 'replica_bytes',
+           'ro_regions', 'ro_replicas', 'ro_bytes_replicated', 'ro_bytes_first',
+           'ro_replicas_reused', 'ro_refreshes', 'ro_serial_writes',
+           'ro_write_traps', 'ro_fallback_one_node', 'ro_fallback_budget',
+           'ro_fallback_unreplicable', 'ro_replica_ns', 'ro_ns_first',
+           'ro_us_per_page', 'ro_ms_per_mib', 'floor_alloc_us_per_page',
+           'floor_copy_us_per_page', 'nt_pages_armed',
+           'nt_pages_migrated', 'nt_faults', 'err', 'bound', 'resid',
+           'checksum', 'result', 'rc']
+
+
+def ro_rows(d):
+    """One row per process (RO_RESULT), from the native log and the guest
+    parts; the list of failures: a run that failed or did not report, a guest
+    part that failed, solutions that differ within one log."""
+    rows, heads, bad = [], [], []
+    names = ["readonly-host"] if os.path.exists(log_path(d, "readonly-host")) else []
+    for name in names + part_names(d, "readonly-"):
+        where, rep, res, cks, nrun = '-', '-', {}, set(), 0
+        if name != "readonly-host" and part_rc(d, name) != 0:
+            bad.append('%s: guest part exit %s' % (name, part_rc(d, name)))
+        for line in read(log_path(d, name)).splitlines():
+            line = line.strip()
+            if line.startswith('RO_BENCH '):
+                where = kv(line)['where']
+                heads.append(line)
+            elif line.startswith('RO_RUN '):
+                rep, res = kv(line)['rep'], {}
+                nrun += 1
+            elif line.startswith('RO_RESULT '):
+                res = kv(line)
+            elif line.startswith('RO_EXIT '):
+                e = kv(line)
+                if not res or e['rc'] != '0':
+                    bad.append('%s: %s rep %s failed (rc=%s)' % (name, e['variant'], e['rep'],
+                                                                 e['rc']))
+                if res:
+                    res.update(where=where, rep=rep, rc=e['rc'])
+                    rows.append(res)
+                    cks.add(res['checksum'])
+        if nrun == 0:
+            bad.append('%s: nothing ran' % name)
+        if len(cks) > 1:
+            bad.append("%s: the variants' solutions differ: %s" % (name, sorted(cks)))
+    return rows, heads, bad
+
+
+def ro_medians(rows):
+    """Per (where, nodes, variant), medians over the repetitions; ratios to
+    ideal's in the same guest; setup = (first - steady iteration) / ideal's
+    steady iteration: what the migration or the replication cost, in
+    iterations of the solver."""
+    def m(rs, k):
+        return med([num(r[k]) for r in rs if r.get(k, '-') not in ('-', '')])
+    keys, out = [], []
+    for r in rows:
+        if (r['where'], r['nodes'], r['variant']) not in keys:
+            keys.append((r['where'], r['nodes'], r['variant']))
+    for k in keys:
+        rs = [r for r in rows if (r['where'], r['nodes'], r['variant']) == k]
+        ideal = [r for r in rows if (r['where'], r['nodes']) == k[:2] and r['variant'] == 'ideal']
+        s, mn, si, mi = m(rs, 'steady_ms'), m(rs, 'mean_ms'), m(ideal, 'steady_ms'), m(ideal, 'mean_ms')
+        fe = med([num(r['first_ms']) - num(r['steady_ms']) for r in rs])
+        fl = med([num(r['floor_alloc_us_per_page']) + num(r['floor_copy_us_per_page'])
+                  for r in rs if r.get('floor_alloc_us_per_page', '-') != '-'])
+        rb = m(rs, 'replica_bytes')
+        out.append({
+            'where': k[0], 'nodes': k[1], 'variant': k[2], 'runs': len(rs),
+            'steady': s, 'mean': mn,
+            'steady_ideal': s / si if s and si else None,
+            'mean_ideal': mn / mi if mn and mi else None,
+            'setup': fe / si if si and k[2] != 'ideal' else None,
+            'local': m(rs, 'local_reads'),
+            'replica_mib': rb / 2**20 if rb else None, 'us_page': m(rs, 'ro_us_per_page'),
+            'ms_mib': m(rs, 'ro_ms_per_mib'), 'floor': fl,
+            'reused': m(rs, 'ro_replicas_reused') if rb else None,
+            'refresh': m(rs, 'ro_refreshes') if rb else None,
+            'steady_range': (min(num(r['steady_ms']) for r in rs),
+                             max(num(r['steady_ms']) for r in rs)),
+            'ok': all(r['result'] == 'VERIFIED' for r in rs)})
+    return out
+
+
+def ro_table(meds):
+    hdr = [('where', 5), ('nodes', 5), ('variant', 9), ('runs', 4),
+           ('steady ms', 9), ('mean ms', 9), ('steady/ideal', 12),
+           ('mean/ideal', 10), ('setup iters', 11), ('% local', 7),
+           ('replicas MiB', 12), ('us/page', 7), ('ms/MiB', 6),
+           ('floor us/page', 13), ('reused', 6), ('refresh', 7), ('result', 8)]
+    f_ = '| ' + ' | '.join('{:%s%d}' % ('<' if i < 3 else '>', w)
+                           for i, (_, w) in enumerate(hdr)) + ' |'
+    L = [f_.format(*[h for h, _ in hdr]), f_.format(*['-' * w for _, w in hdr])]
+    for x in meds:
+        L.append(f_.format(
+            x['where'], x['nodes'], x['variant'], x['runs'], fmt(x['steady'], '.1f'),
+            fmt(x['mean'], '.1f'), fmt(x['steady_ideal']), fmt(x['mean_ideal']),
+            fmt(x['setup'], '.2f'), fmt(None if x['local'] is None else 100 * x['local'], '.2f'),
+            fmt(x['replica_mib'], '.1f'), fmt(x['us_page'], '.2f'), fmt(x['ms_mib'], '.2f'),
+            fmt(x['floor'], '.2f'), fmt(x['reused'], '.0f'), fmt(x['refresh'], '.0f'),
+            'VERIFIED' if x['ok'] else 'FAILED'))
+    return L
+
+
+def cmd_readonly(d):
+    o = outdir(d, "readonly")
+    rows, heads, bad = ro_rows(d)
+    with open(os.path.join(o, 'readonly.csv'), 'w', newline='') as f:
+        f.write('# readonly benchmark (bench/readonly.sh): %s; commit %s\n' % (
+            config(d)[1].get('readonly_params', ''), config(d)[1].get('commit')))
+        for h in heads:
+            f.write('# ' + h + '\n')
+        w = csv.writer(f, lineterminator='\n')
+        w.writerow(RO_COLS)
+        for r in rows:
+            w.writerow([r.get(c, '-') for c in RO_COLS])
+    meds = ro_medians(rows)
+    bad += ['%s %s nodes, %s: a run failed its verification' % (x['where'], x['nodes'],
+                                                              x['variant'])
+            for x in meds if not x['ok']]
+    table = '\n'.join(ro_table(meds))
+    open(os.path.join(o, 'readonly-table.txt'), 'w').write(
+        '\n'.join('# ' + h for h in heads) + '\n' + table + '\n')
+    print(table)
+    for b in bad:
+        print('readonly: ' + b)
+    return 1 if bad else 0
+
+
+# ---------------------------------------------------------------- Jacobi and CG
+#
+# Every time is measured in a guest (emulated): only ratios between variants
+# of one guest part are compared. TCG does not model NUMA distances, so the
+# benefit of locality is modelled: an iteration with a share f of its pages
+# local costs T_ideal * (f + (1 - f) * R) for a NUMA latency ratio R (remote /
+# local access time; NUMA_RATIO, the SLIT distance 20/10 of a two-socket
+# machine and about the ratio of Lof & Holmgren's Sun Fire 15K). The
+# break-even iteration count of nexttouch against no placement is then
+# O / (T_ideal * (f_nexttouch - f_none) * (R - 1)), with O the measured
+# overhead (the directive plus nexttouch's first iteration minus the first
+# iteration without placement, same part).
+
+SOL_VARIANTS = ["none", "nexttouch", "interleave", "ideal", "autonuma"]
+SOL_PROGS = ["jacobi", "cg3d"]
+SOL_COLORS = {"none": "#888888", "nexttouch": "#d62728", "interleave": "#1f77b4",
+          "ideal": "#2ca02c", "autonuma": "#9467bd"}
+SOL_BOOTS = ["main", "autonuma", "sweep-2n", "sweep-4n"]
+
+
+def sol_parse(rundir):
+    boots, runs = {}, []
+    for b in SOL_BOOTS:
+        path = log_path(rundir, "solvers-" + b)
+        if not os.path.exists(path):
+            continue
+        info = {"boot": b, "header": []}
+        boots[b] = info
+        run = None
+        with open(path, errors="replace") as f:
+            for raw in f:
+                line = raw.strip()
+                tag = line.split(" ", 1)[0]
+                if tag in ("NT_BOOT", "NT_GUEST", "NT_AUTONUMA_PARAMS", "NT_BOOT_END"):
+                    info.update(kv(line))
+                    info["header"].append(line)
+                elif tag == "NT_RUN":
+                    run = dict(kv(line), boot=b, iters=[], arrays=[], text=[],
+                               vmstat={})
+                    runs.append(run)
+                elif run is None:
+                    continue
+                elif tag == "NT_INFO":
+                    run["info"] = kv(line)
+                elif tag == "NT_PHASE":
+                    run["phase"] = kv(line)
+                elif tag == "NT_ITER":
+                    d = kv(line)  # a line cut short (a guest still running) is left out
+                    if all(k in d for k in ("iter", "time_ms", "solver_ms", "wall_ms")):
+                        run["iters"].append(d)
+                elif tag == "NT_ARRAY":
+                    run["arrays"].append(kv(line))
+                elif tag == "NT_SUMMARY":
+                    run["summary"] = kv(line)
+                elif tag == "NT_EXIT":
+                    run["rc"] = kv(line).get("rc")
+                elif tag == "NT_VMSTAT":
+                    d = kv(line)
+                    run["vmstat"][d.pop("when")] = d
+                elif line.startswith(("cg3d:", "jacobi:")):
+                    run["text"].append(line)
+    return boots, runs
+
+
+def sol_derive(boots, runs):
+    """Per-run figures used by the CSV, the summary and the sol_plots."""
+    for r in runs:
+        b = boots[r["boot"]]
+        r["nodes"] = int(b.get("nodes", 0))
+        its = r["iters"]
+        t = [num(i["time_ms"]) for i in its]
+        r["k"] = len(its)
+        r["t1"] = t[0] if t else None
+        r["tmed"] = med(t[1:]) if len(t) > 1 else None
+        r["solver_ms"] = num(its[-1].get("solver_ms")) if its else None
+        # Measurements whose local share is over at least half of the pages
+        # (with numa_balancing=1, move_pages reports no node for the pages
+        # the kernel has just unmapped to sample accesses: NT_ITER unknown=).
+        dp = num(r.get("summary", {}).get("data_pages")) or 0
+        meas = [i for i in its if "owner_local" in i and num(i["owner_local"]) >= 0
+                and (not dp or (num(i.get("unknown")) or 0) <= 0.5 * dp)]
+        r["unknown_max"] = max([num(i.get("unknown")) or 0 for i in its
+                                if "owner_local" in i] or [0])
+        r["meas"] = meas
+        r["f1"] = num(meas[0]["owner_local"]) if meas and meas[0]["iter"] == "1" else None
+        r["fk"] = num(meas[-1]["owner_local"]) if meas else None
+        r["g1"] = num(meas[0].get("gather_local")) if meas else None
+        r["gk"] = num(meas[-1].get("gather_local")) if meas else None
+        ph = r.get("phase", {})
+        r["init_ms"] = num(ph.get("init_ms"))
+        r["directive_ms"] = num(ph.get("directive_ms"))
+        r["start_ms"] = num(ph.get("start_ms"))
+        s = r.get("summary", {})
+        r["result"] = s.get("result", "MISSING")
+        per_node = [0] * max(r["nodes"], 1)
+        for a in r["arrays"]:
+            for n in range(len(per_node)):
+                per_node[n] += int(a.get("node%d" % n, 0))
+        r["per_node"] = per_node
+        tot = sum(per_node)
+        r["share"] = [x / tot if tot else 0 for x in per_node]
+        vb, va = r["vmstat"].get("before", {}), r["vmstat"].get("after", {})
+        r["vm"] = {k: int(va[k]) - int(vb[k]) for k in va if k in vb}
+        r["thread_nodes"] = r.get("info", {}).get("thread_nodes", "")
+
+
+def sol_config_lines(d, boots):
+    lines = list(config(d)[0])
+    for b in SOL_BOOTS:
+        if b in boots:
+            lines += boots[b]["header"]
+    lines.append("times: emulated (QEMU/TCG guest); only ratios within one boot "
+                 "mean anything; sweep-4n has 4 vCPUs on 2 host cores (placement only)")
+    return lines
+
+
+def sol_write_csvs(out, runs, cfg):
+    def w(name, header, rows):
+        with open(os.path.join(out, name), "w", newline="") as f:
+            for l in cfg:
+                f.write("# " + l + "\n")
+            c = csv.writer(f)
+            c.writerow(header)
+            c.writerows(rows)
+
+    key = ["boot", "nodes", "rep", "prog", "variant", "bind", "places", "threads"]
+    sumk = ["pages_armed", "faults", "batches", "pages_migrated",
+            "pages_already_local", "pages_still_armed", "handled",
+            "faults_per_page", "data_pages", "time_ms"]
+    vmk = ["numa_hint_faults", "numa_hint_faults_local", "numa_pages_migrated",
+           "numa_pte_updates"]
+    rows = []
+    for r in runs:
+        rows.append([r.get(k, r.get(k)) for k in key] +
+                    [r["thread_nodes"], r.get("info", {}).get("mempolicy"),
+                     r["init_ms"], r["directive_ms"], r["start_ms"], r["k"], r["t1"], r["tmed"],
+                     r["solver_ms"], r["f1"], r["fk"], r["g1"], r["gk"],
+                     ";".join(str(x) for x in r["per_node"])] +
+                    [r.get("summary", {}).get(k) for k in sumk] +
+                    [r["vm"].get(k) for k in vmk] + [r["result"], r.get("rc")])
+    w("solvers-runs.csv",
+      key + ["thread_nodes", "mempolicy", "init_ms", "directive_ms", "start_ms",
+             "iterations",
+             "iter1_ms", "iter_median_2_k_ms", "solver_ms", "owner_local_1",
+             "owner_local_k", "gather_local_1", "gather_local_k",
+             "pages_per_node"] + sumk + [k + "_delta" for k in vmk] +
+      ["result", "rc"], rows)
+    rows = []
+    for r in runs:
+        for i in r["iters"]:
+            rows.append([r.get(k) for k in key] +
+                        [i.get(k) for k in ("iter", "time_ms", "solver_ms", "wall_ms",
+                                            "owner_local", "gather_local", "unknown",
+                                            "thread_nodes")])
+    w("solvers-iter.csv", key + ["iter", "time_ms", "solver_ms", "wall_ms",
+                                 "owner_local", "gather_local", "unknown_pages",
+                                 "thread_nodes"], rows)
+    rows = []
+    for r in runs:
+        for a in r["arrays"]:
+            rows.append([r.get(k) for k in key] +
+                        [a.get("array"), a.get("pages")] +
+                        [a.get("node%d" % n, "") for n in range(4)] +
+                        [a.get("other"), a.get("owner_local")])
+    w("solvers-arrays.csv", key + ["array", "pages", "node0", "node1", "node2",
+                                   "node3", "other", "owner_local"], rows)
+
+
+def sol_summarize(boots, runs, ratio):
+    L = []
+    S = {}  # figures for the sol_plots
+    main = [r for r in runs if r["boot"] == "main"]
+    if main:
+        b = boots["main"]
+        L.append("Main boot: %s nodes, %s vCPUs, numa_balancing %s, %s; "
+                 "OMP_PROC_BIND=spread OMP_PLACES=cores; medians over %d repetitions."
+                 % (b.get("nodes"), b.get("cpus"), b.get("numa_balancing"),
+                    "guest kernel " + b.get("kernel", "?"),
+                    max(int(r["rep"]) for r in main)))
+        L.append("Times emulated (TCG: no NUMA latency); 'model' = modelled time per "
+                 "iteration / ideal with R = %.1f." % ratio)
+    for p in SOL_PROGS:
+        rs = [r for r in main if r["prog"] == p]
+        if not rs:
+            continue
+        agg = {}
+        for v in SOL_VARIANTS:
+            vr = [r for r in rs if r["variant"] == v]
+            if vr:
+                agg[v] = {k: med([r[k] for r in vr]) for k in
+                          ("t1", "tmed", "solver_ms", "f1", "fk", "g1", "gk",
+                           "directive_ms", "init_ms", "k")}
+                agg[v]["migrated"] = med([num(r.get("summary", {}).get("pages_migrated"))
+                                          for r in vr])
+                agg[v]["n"] = len(vr)
+                agg[v]["ok"] = all(r["result"] == "VERIFIED" for r in vr)
+        S[p] = agg
+        idl = agg.get("ideal", {})
+        L.append("")
+        L.append("%s (k = %s iterations; %s)" % (p, fmt(idl.get("k"), ".0f"),
+                 [t for t in rs[0]["text"] if "bandwidth" in t or "N=" in t][:1]))
+        hdr = ("variant     runs  iter1_ms  iter_ms(2..k)  iter1/ideal  iter/ideal  "
+               "model/ideal  local@1  local@k  gather@k  migrated  verified")
+        L.append(hdr)
+        for v, a in agg.items():
+            model = None
+            if a["fk"] is not None:
+                model = (a["fk"] + (1 - a["fk"]) * ratio) / \
+                        ((idl.get("fk") or 1) + (1 - (idl.get("fk") or 1)) * ratio)
+            a["model"] = model
+            a["r1"] = a["t1"] / idl["t1"] if idl.get("t1") and a["t1"] else None
+            a["rmed"] = a["tmed"] / idl["tmed"] if idl.get("tmed") and a["tmed"] else None
+            L.append("%-10s  %4d  %8s  %13s  %11s  %10s  %11s  %7s  %7s  %8s  %8s  %s" % (
+                v, a["n"], fmt(a["t1"], ".1f"), fmt(a["tmed"], ".1f"), fmt(a["r1"], ".2f"),
+                fmt(a["rmed"], ".2f"), fmt(model, ".2f"), fmt(a["f1"]), fmt(a["fk"]),
+                fmt(a["gk"]), fmt(a["migrated"], ".0f"), "yes" if a["ok"] else "NO"))
+        nt, no = agg.get("nexttouch"), agg.get("none")
+        if nt and no and idl and None not in (nt["t1"], no["t1"], idl.get("tmed")):
+            over = (nt["directive_ms"] or 0) + nt["t1"] - no["t1"]
+            df = (nt["fk"] or 0) - (no["fk"] or 0)
+            be = {}
+            for R in (1.5, 2.0, 3.0, ratio):
+                be[R] = over / (idl["tmed"] * df * (R - 1)) if df > 0 and R > 1 else None
+            S[p]["_over"] = over
+            S[p]["_df"] = df
+            S[p]["_tideal"] = idl["tmed"]
+            S[p]["_be"] = be
+            L.append("nexttouch overhead O = directive %.1f ms + iteration 1 %.1f ms - "
+                     "iteration 1 without placement %.1f ms = %.1f ms = %.1f ideal "
+                     "iterations (emulated)" % (nt["directive_ms"] or 0, nt["t1"], no["t1"],
+                                                over, over / idl["tmed"]))
+            L.append("break-even (iterations after which nexttouch is ahead of no "
+                     "placement), local share %.3f -> %.3f: R=1.5: %s, R=2: %s, R=3: %s"
+                     % (no["fk"], nt["fk"], fmt(be[1.5], ".1f"), fmt(be[2.0], ".1f"),
+                        fmt(be[3.0], ".1f")))
+    # AutoNUMA
+    an = [r for r in runs if r["boot"] == "autonuma"]
+    if an:
+        b = boots["autonuma"]
+        L.append("")
+        L.append("AutoNUMA boot (a second boot: numa_balancing %s; %s)"
+                 % (b.get("numa_balancing"),
+                    " ".join(l for l in b["header"] if l.startswith("NT_AUTONUMA_PARAMS"))
+                    .replace("NT_AUTONUMA_PARAMS ", "kernel parameters ")))
+    for p in SOL_PROGS:
+        ra = [r for r in an if r["prog"] == p and r["variant"] == "autonuma"]
+        if not ra:
+            continue
+        target_src = S.get(p, {}).get("nexttouch", {}).get("f1")
+        target = (target_src - 0.01) if target_src is not None else 0.99
+        per = []
+        for r in ra:
+            reach = next((m for m in r["meas"] if num(m["owner_local"]) >= target), None)
+            ri = [x for x in an if x["prog"] == p and x["variant"] == "ideal"
+                  and x["rep"] == r["rep"]]
+            t_ideal = ri[0]["tmed"] if ri else None
+            ts = [num(i["time_ms"]) for i in r["iters"]]
+            per.append({
+                "run": r, "reach": reach, "t_ideal": t_ideal,
+                "ratio": med(ts) / t_ideal if t_ideal else None,
+                "it": int(reach["iter"]) if reach else None,
+                "solver_s": num(reach["solver_ms"]) / 1e3 if reach else None,
+                "wall_s": num(reach["wall_ms"]) / 1e3 if reach else None,
+                "proc_s": (num(reach["wall_ms"]) + (r["start_ms"] or 0)) / 1e3 if reach else None,
+                "final": num(r["meas"][-1]["owner_local"]) if r["meas"] else None})
+        agg = {k: med([x[k] for x in per]) for k in
+               ("it", "solver_s", "wall_s", "proc_s", "ratio", "final")}
+        agg.update(target=target, per=per,
+                   reached=sum(1 for x in per if x["reach"]), n=len(per))
+        S.setdefault(p, {})["_autonuma"] = agg
+        L.append("%s autonuma, %d runs of %s s of solver time: the local share reached "
+                 "%.3f (nexttouch's after its first iteration - 0.01) in %d of %d runs; "
+                 "medians: after iteration %s, %s s of solver time, %s s of wall time "
+                 "since the solver's start, %s s since the process's; local share at the "
+                 "end %s; time per iteration / ideal in the same boot %s; verified: %s"
+                 % (p, len(per), fmt(med([x["run"]["solver_ms"] / 1e3 for x in per]), ".0f"),
+                    target, agg["reached"], len(per), fmt(agg["it"], ".0f"),
+                    fmt(agg["solver_s"], ".2f"), fmt(agg["wall_s"], ".2f"),
+                    fmt(agg["proc_s"], ".2f"), fmt(agg["final"]), fmt(agg["ratio"], ".2f"),
+                    "yes" if all(x["run"]["result"] == "VERIFIED" for x in per) else "NO"))
+        for x in per:
+            r = x["run"]
+            L.append("  rep %s: %d iterations; reached after iteration %s, %s s solver, "
+                     "%s s wall, %s s since the process's start; iteration median %s ms, "
+                     "ideal %s ms; vmstat: %s"
+                     % (r["rep"], r["k"], x["it"] if x["it"] else "- (not reached)",
+                        fmt(x["solver_s"], ".2f"), fmt(x["wall_s"], ".2f"),
+                        fmt(x["proc_s"], ".2f"),
+                        fmt(med([num(i["time_ms"]) for i in r["iters"]]), ".1f"),
+                        fmt(x["t_ideal"], ".1f"),
+                        " ".join("%s=%d" % kvp for kvp in sorted(r["vm"].items())
+                                 if kvp[0] in ("numa_hint_faults", "numa_hint_faults_local",
+                                               "numa_pages_migrated", "numa_pte_updates"))))
+    # Sweep
+    for b in ("sweep-2n", "sweep-4n"):
+        sw = [r for r in runs if r["boot"] == b]
+        if not sw:
+            continue
+        L.append("")
+        L.append("OMP_PROC_BIND x OMP_PLACES, %s (%s nodes, %s vCPUs; one run each; "
+                 "local share and pages per node after the last iteration)"
+                 % (b, boots[b].get("nodes"), boots[b].get("cpus")))
+        L.append("prog    variant    bind     places        threads->nodes  local   "
+                 "pages per node (share)              migrated  verified")
+        for r in sw:
+            L.append("%-7s %-10s %-8s %-13s %-15s %6s   %-35s %8s  %s" % (
+                r["prog"], r["variant"], r["bind"], r["places"], r["thread_nodes"],
+                fmt(r["fk"]), " ".join("%.2f" % x for x in r["share"]),
+                r.get("summary", {}).get("pages_migrated", "-"),
+                "yes" if r["result"] == "VERIFIED" else "NO"))
+        S["_" + b] = sw
+    return L, S
+
+
+def sol_plots(plotdir, runs, S, ratio):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    plt.rcParams.update({"font.size": 8})
+    dpi = 90
+    main = [r for r in runs if r["boot"] == "main"]
+
+    # 1. time per iteration by variant (Löf & Holmgren's Figure 1).
+    fig, axs = plt.subplots(1, 2, figsize=(9, 3.2))
+    for ax, p in zip(axs, SOL_PROGS):
+        for v in SOL_VARIANTS[:4]:
+            vr = [r for r in main if r["prog"] == p and r["variant"] == v]
+            if not vr:
+                continue
+            k = min(len(r["iters"]) for r in vr)
+            ys = [med([num(r["iters"][i]["time_ms"]) for r in vr]) for i in range(k)]
+            ax.plot(range(1, k + 1), ys, marker="o" if v == "nexttouch" else None,
+                    ms=3, label=v, color=SOL_COLORS[v], lw=1.2)
+        ax.set_yscale("log")
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("time per iteration (emulated ms, log)")
+        ax.set_title("%s: time per iteration (median of %d runs)" %
+                     (p, max([int(r["rep"]) for r in main if r["prog"] == p] or [0])))
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("EMULATED (QEMU/TCG, 2 nodes, 2 vCPUs): TCG has no NUMA latency, "
+                 "so only nexttouch's first-iteration cost shows", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(plotdir, "solvers-iterations.png"), dpi=dpi)
+    plt.close(fig)
+
+    # 2. local fraction per variant after 1 and after k iterations.
+    fig, axs = plt.subplots(1, 2, figsize=(9, 3.0))
+    for ax, p in zip(axs, SOL_PROGS):
+        agg = S.get(p, {})
+        names, f1, fk = [], [], []
+        for v in SOL_VARIANTS[:4]:
+            if v in agg:
+                names.append(v), f1.append(agg[v]["f1"] or 0), fk.append(agg[v]["fk"] or 0)
+        an = agg.get("_autonuma")
+        if an:
+            k = agg.get("ideal", {}).get("k") or 0
+            a1, ak = [], []
+            for x in an["per"]:
+                r = x["run"]
+                at_k = [m for m in r["meas"] if int(m["iter"]) <= k]
+                a1.append(r["f1"])
+                ak.append(num(at_k[-1]["owner_local"]) if at_k else None)
+            names.append("autonuma")
+            f1.append(med(a1) or 0)
+            fk.append(med(ak) or 0)
+        x = range(len(names))
+        ax.bar([i - 0.2 for i in x], f1, 0.4, label="after 1 iteration", color="#aec7e8")
+        ax.bar([i + 0.2 for i in x], fk, 0.4, label="after k iterations", color="#1f77b4")
+        for i in x:
+            ax.text(i + 0.2, fk[i] + 0.01, "%.2f" % fk[i], ha="center", fontsize=7)
+        ax.set_xticks(list(x))
+        ax.set_xticklabels(names)
+        ax.set_ylim(0, 1.12)
+        ax.set_ylabel("pages on the node of their thread")
+        ax.set_title("%s: local share (k = %s; guest placement, not emulated)" %
+                     (p, fmt(agg.get("ideal", {}).get("k"), ".0f")))
+        ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(os.path.join(plotdir, "solvers-locality.png"), dpi=dpi)
+    plt.close(fig)
+
+    # 3. AutoNUMA: local share over time against nexttouch's at once.
+    if any("_autonuma" in S.get(p, {}) for p in SOL_PROGS):
+        fig, axs = plt.subplots(1, 2, figsize=(9, 3.0))
+        for ax, p in zip(axs, SOL_PROGS):
+            an = S.get(p, {}).get("_autonuma")
+            if not an:
+                continue
+            for i, x in enumerate(an["per"]):
+                m = x["run"]["meas"]
+                ax.plot([num(y["wall_ms"]) / 1e3 for y in m], [num(y["owner_local"]) for y in m],
+                        color=SOL_COLORS["autonuma"], marker=".", lw=1, alpha=0.8,
+                        label="autonuma (numa_balancing=1), %d runs" % len(an["per"])
+                        if i == 0 else None)
+            nt = S[p].get("nexttouch")
+            if nt:
+                t1 = ((nt["directive_ms"] or 0) + nt["t1"]) / 1e3
+                ax.axhline(nt["f1"], color=SOL_COLORS["nexttouch"], ls="--",
+                           label="nexttouch, after iteration 1 (%.2f s)" % t1)
+            if an["wall_s"] is not None:
+                ax.axvline(an["wall_s"], color="#444444", ls=":",
+                           label="autonuma reaches it (median): %.2f s, iteration %.0f" %
+                           (an["wall_s"], an["it"]))
+            ax.set_xlim(0, max(3.0, 3 * (an["wall_s"] or 1)))
+            ax.set_ylim(0, 1.05)
+            ax.set_xlabel("time since the solver started (s, guest wall clock)")
+            ax.set_ylabel("local share")
+            ax.set_title("%s: AutoNUMA alone (second boot)" % p)
+            ax.legend(fontsize=7, loc="lower right")
+            ax.grid(alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(os.path.join(plotdir, "solvers-autonuma.png"), dpi=dpi)
+        plt.close(fig)
+
+    # 4. ratios: measured (emulated) per-iteration time / ideal, the model,
+    # and the break-even count against the NUMA ratio.
+    fig, axs = plt.subplots(1, 2, figsize=(9, 3.0))
+    ax = axs[0]
+    w = 0.13
+    labels = []
+    for j, p in enumerate(SOL_PROGS):
+        agg = S.get(p, {})
+        for i, v in enumerate(SOL_VARIANTS[:4]):
+            a = agg.get(v)
+            if not a:
+                continue
+            x = j * 1.0 + (i - 1.5) * 0.2
+            ax.bar(x - w / 2, a.get("rmed") or 0, w, color=SOL_COLORS[v],
+                   label=v + " (emulated)" if j == 0 else None)
+            ax.bar(x + w / 2, a.get("model") or 0, w, color=SOL_COLORS[v], alpha=0.4,
+                   hatch="//", label=v + " (model, R=%.1f)" % ratio if j == 0 else None)
+        labels.append(p)
+    ax.axhline(1, color="k", lw=0.5)
+    ax.set_xticks([0, 1])
+    ax.set_xticklabels(labels)
+    ax.set_ylabel("time per iteration / ideal (iterations 2..k)")
+    ax.set_title("time per iteration / ideal init: emulated (solid), model (hatched)")
+    ax.set_ylim(0, 2.2)
+    ax.legend(fontsize=6, ncol=2, loc="upper center")
+    ax = axs[1]
+    Rs = [1.1 + 0.05 * i for i in range(59)]
+    for p, c in zip(SOL_PROGS, ("#d62728", "#ff7f0e")):
+        agg = S.get(p, {})
+        if "_over" not in agg or not agg.get("_df"):
+            continue
+        ks = [agg["_over"] / (agg["_tideal"] * agg["_df"] * (R - 1)) for R in Rs]
+        ax.plot(Rs, ks, color=c, label="%s (O = %.1f ideal iterations)" %
+                (p, agg["_over"] / agg["_tideal"]))
+        b2 = agg["_be"].get(ratio)
+        if b2:
+            ax.plot([ratio], [b2], "o", color=c)
+            ax.annotate("%.1f" % b2, (ratio, b2), textcoords="offset points",
+                        xytext=(4, 4), fontsize=7)
+    ax.axvline(ratio, color="#888888", ls=":", lw=1)
+    ax.set_yscale("log")
+    ax.set_xlabel("NUMA latency ratio R (remote / local)")
+    ax.set_ylabel("break-even iterations (model)")
+    ax.set_title("nexttouch vs no placement: break-even")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(plotdir, "solvers-ratios.png"), dpi=dpi)
+    plt.close(fig)
+
+    # 5. OMP_PROC_BIND x OMP_PLACES: where the pages went.
+    sweeps = [b for b in ("sweep-2n", "sweep-4n") if "_" + b in S]
+    if sweeps:
+        fig, axs = plt.subplots(len(sweeps), 2, figsize=(9, 2.8 * len(sweeps)),
+                                squeeze=False)
+        for row, b in enumerate(sweeps):
+            sw = S["_" + b]
+            for col, p in enumerate(SOL_PROGS):
+                ax = axs[row][col]
+                combos = []
+                for r in sw:
+                    c = (r["bind"], r["places"])
+                    if r["prog"] == p and c not in combos:
+                        combos.append(c)
+                for i, c in enumerate(combos):
+                    for j, v in enumerate(("nexttouch", "ideal")):
+                        r = next((r for r in sw if r["prog"] == p and r["variant"] == v
+                                  and (r["bind"], r["places"]) == c), None)
+                        if not r:
+                            continue
+                        x = i + (j - 0.5) * 0.4
+                        bottom = 0
+                        for n, sh in enumerate(r["share"]):
+                            ax.bar(x, sh, 0.36, bottom=bottom,
+                                   color=plt.cm.Set2(n), edgecolor="white", lw=0.3,
+                                   label=("node %d" % n) if i == 0 and j == 0 else None)
+                            bottom += sh
+                        ax.plot([x], [r["fk"] or 0], "k_", ms=10, mew=2,
+                                label="local share" if i == 0 and j == 0 else None)
+                        ax.text(x, 1.02, ("NT" if v == "nexttouch" else "I") + "\n" +
+                                r["thread_nodes"].replace(",", ""), ha="center",
+                                fontsize=5)
+                ax.set_xticks(range(len(combos)))
+                ax.set_xticklabels(["%s\n%s" % (c[0], c[1].replace("numa_domains", "numa_dom."))
+                                    for c in combos], fontsize=6)
+                ax.set_ylim(0, 1.2)
+                ax.set_ylabel("share of pages per node")
+                ax.set_title("%s, %s: NT = nexttouch, I = ideal; digits: thread nodes"
+                             % (p, b), fontsize=7)
+                if col == 0:
+                    ax.legend(fontsize=6, loc="lower left", ncol=5)
+        fig.tight_layout()
+        fig.savefig(os.path.join(plotdir, "solvers-bind.png"), dpi=dpi)
+        plt.close(fig)
+
+
+
+def sol_analysis(d):
+    boots, runs = sol_parse(d)
+    if not runs:
+        return boots, runs, [], {}
+    sol_derive(boots, runs)
+    L, S = sol_summarize(boots, runs, NUMA_RATIO)
+    return boots, runs, L, S
+
+
+def cmd_solvers(d):
+    o = outdir(d, "solvers")
+    boots, runs, L, S = sol_analysis(d)
+    if not runs:
+        print("solvers: no runs in %s" % os.path.join(d, "logs"))
+        return 1
+    cfg = sol_config_lines(d, boots)
+    sol_write_csvs(o, runs, cfg)
+    open(os.path.join(o, "solvers-summary.txt"), "w").write(
+        "\n".join(["# " + l for l in cfg] + [""] + L) + "\n")
+    print("\n".join(L))
+    sol_plots(o, runs, S, NUMA_RATIO)
+    bad = ["%s %s %s rep %s bind %s places %s" % (
+        r["boot"], r["prog"], r["variant"], r["rep"], r["bind"], r["places"])
+        for r in runs if r["result"] != "VERIFIED" or r.get("rc") != "0"]
+    bad += ["solvers-%s: guest part exit %s" % (b, part_rc(d, "solvers-" + b))
+            for b in SOL_BOOTS if part_rc(d, "solvers-" + b) not in (None, 0)]
+    for x in bad:
+        print("solvers: FAILED: " + x)
+    return 1 if bad else 0
+
+
+# ---------------------------------------------------------------- summary
+
+def mark(ok):
+    return "met   " if ok else "MISSED"
+
+
+def figures(d):
+    """Everything the summary and the page need, from the families' reports
+    (the distribution's CSV) and the logs."""
+    F = {}
+    path = os.path.join(d, "dist", "nexttouch_dist.csv")
+    if os.path.exists(path):
+        F["dist_meta"], F["dist_rows"] = dist_load(path)
+        F["dist"] = dist_figures(F["dist_rows"])
+    F["acc_rows"], F["acc_bad"] = acc_rows(d)
+    F["sol_boots"], F["sol_runs"], _, F["sol"] = sol_analysis(d)
+    F["ro_rows"], _, F["ro_bad"] = ro_rows(d)
+    F["ro"] = ro_medians(F["ro_rows"])
+    return F
+
+
+def sum_dist(F, L):
+    if "dist" not in F:
+        L.append("distribution: no results")
+        return True
+    f, rows = F["dist"], F["dist_rows"]
+    ok = all(r["checksum"] == "ok" for r in rows)
+    L.append("1. Distribution (RFC): serial init on node 0, one parallel pass; "
+             "2 nodes, 2 threads")
+    p = f.get("pairs")
+    if p:
+        L.append("   [%s] ours/oracle <= %.2f: median %.2f over %d pairs (IQR %.2f-%.2f, "
+                 "95%% CI %.2f-%.2f)  EMULATED, %d MiB" % (
+                     mark(p["met"]), TARGET_OURS_ORACLE, p["median"], p["n"],
+                     p["q1"], p["q3"], p["ci"][0], p["ci"][1], p["mib"]))
+    else:
+        L.append("   [MISSED] ours/oracle: no pairs measured")
+    r = f.get("ref_ours")
+    if r:
+        L.append("   [%s] reference/ours >= %.0f: %.1f (medians of %d; slowest ours vs "
+                 "fastest reference %.1f)  EMULATED, %d MiB" % (
+                     mark(r["met"]), TARGET_REF_OURS, r["ratio"], r["n"], r["worst"], r["mib"]))
+    else:
+        L.append("   [MISSED] reference/ours: the reference did not run")
+    n = f.get("native")
+    if n:
+        nan = float("nan")
+        ref, ex = n.get("reference"), n.get("ours-exact")
+        L.append("   native fault path per page (this host, 1 node, nothing moves): ours %.2f us "
+                 "(default), %.2f us (exact, 1 page/fault), THP %.2f us; reference %.1f us "
+                 "(%.1f without move_pages)%s" % (
+                     n.get("ours-default", nan), ex or nan, n.get("ours-thp", nan), ref or nan,
+                     n.get("reference-nomove", nan),
+                     "; reference/ours-exact %.1f" % (ref / ex) if ref and ex else ""))
+    local = [r for r in rows if r["where"] == "guest-tcg" and r["variant"] != "none"]
+    if local:
+        L.append("   pages on their toucher's node (every migrating variant, every run): "
+                 "min %.1f %%; checksums %s" % (
+                     min(r["local_pct"] for r in local), "ok" if ok else "WRONG"))
+    return ok
+
+
+def acc_summary(rows):
+    """Per node count: (met, [(pattern, pct string, hit)]) of the default window."""
+    out = {}
+    for r in rows:
+        if r.get("window") != "default":
+            continue
+        hit = float(r["pct_local"]) >= acc_target(r["pattern"])
+        met, cells = out.setdefault(r["nodes"], [True, []])
+        out[r["nodes"]][0] = met and hit
+        cells.append((r["pattern"], r["pct_local"].rstrip("0").rstrip("."), hit))
+    return out
+
+
+def sum_accuracy(F, L):
+    L.append("2. Placement accuracy, default settings (% of pages on their first "
+             "toucher's node)")
+    rows = F["acc_rows"]
+    if not rows:
+        L.append("   no results")
+        return True
+    for nodes, (met, cells) in sorted(acc_summary(rows).items(), key=lambda x: int(x[0])):
+        L.append("   [%s] %s nodes (block >= %g, others >= %g): %s" % (
+            mark(met), nodes, ACC_TARGET["block"], ACC_TARGET_OTHER,
+            ", ".join("%s %s%s" % (p, v, "" if h else "!") for p, v, h in cells)))
+    if not acc_summary(rows):
+        L.append("   no default-window rows")
+    return all(r.get("check") == "ok" for r in rows)
+
+
+def sol_sweep(runs):
+    """The sweep's figures: nexttouch runs, how many agree with ideal's
+    placement (per-node shares within 0.02, local share within 0.01), local
+    shares of bound and unbound threads."""
+    sw = [r for r in runs if r["boot"].startswith("sweep")]
+    nt = [r for r in sw if r["variant"] == "nexttouch"]
+
+    def shares(r):
+        c = r["per_node"]
+        return [x / sum(c) for x in c] if c and sum(c) else []
+    agree = 0
+    for r in nt:
+        i = [x for x in sw if x["variant"] == "ideal" and x["boot"] == r["boot"]
+             and x["prog"] == r["prog"] and x["bind"] == r["bind"] and x["places"] == r["places"]]
+        a, b = shares(r), shares(i[0]) if i else []
+        if a and len(a) == len(b) and max(abs(x - y) for x, y in zip(a, b)) <= 0.02 \
+                and abs(i[0]["fk"] - r["fk"]) <= 0.01:
+            agree += 1
+    return {"n": len(nt), "agree": agree,
+            "bound": [r["fk"] for r in nt if r["bind"] != "false"],
+            "free": [r["fk"] for r in nt if r["bind"] == "false"]}
+
+
+def sum_solvers(F, L):
+    L.append("3. Jacobi and CG, serial init, 2 nodes (local share after 1 iteration; "
+             "EMULATED times)")
+    runs, S = F["sol_runs"], F["sol"]
+    if not runs:
+        L.append("   no results")
+        return True
+    ok = all(r["result"] == "VERIFIED" and r.get("rc") == "0" for r in runs)
+    for prog in SOL_PROGS:
+        m = [r for r in runs if r["boot"] == "main" and r["prog"] == prog]
+        loc = {}
+        for v in ("none", "nexttouch", "interleave", "ideal"):
+            xs = [r["f1"] for r in m if r["variant"] == v and r["f1"] is not None]
+            if xs:
+                loc[v] = statistics.median(xs)
+        s = "   %-6s local@1: %s" % (prog, ", ".join("%s %.3f" % kv_ for kv_ in loc.items()))
+        a = S.get(prog, {})
+        if "_over" in a and a["_be"].get(2.0) is not None:
+            s += "; overhead %.1f ideal iter., break-even %.1f iter. (R=2)" % (
+                a["_over"] / a["_tideal"], a["_be"][2.0])
+        L.append(s)
+        an = a.get("_autonuma")
+        if an:
+            L.append("          AutoNUMA reached nexttouch's locality in %d of %d runs%s" % (
+                an["reached"], an["n"], ", after %.0f iterations (%.2f s of solver time)" % (
+                    an["it"], an["solver_s"]) if an["it"] is not None else ""))
+    sw = sol_sweep(runs)
+    if sw["n"]:
+        nan = float("nan")
+        L.append("4. OMP_PROC_BIND x OMP_PLACES, 2 and 4 nodes, %d nexttouch runs: local share "
+                 "bound (close/spread/primary) >= %.3f; unbound (false) %.3f-%.3f" % (
+                     sw["n"], min(sw["bound"]) if sw["bound"] else nan,
+                     min(sw["free"]) if sw["free"] else nan, max(sw["free"]) if sw["free"] else nan))
+        L.append("   pages per node and local share as ideal init's (within 0.02, 0.01) in "
+                 "%d of %d (an unbound thread that moves leaves its pages behind)" % (
+                     sw["agree"], sw["n"]))
+    return ok
+
+
+def sum_readonly(F, L):
+    L.append("5. readonly replicas, dense Jacobi (ROSS'12)")
+    meds = F["ro"]
+    if not meds:
+        L.append("   no results")
+        return True
+    for x in meds:
+        if x["variant"] == "readonly":
+            host = x["where"] == "host"
+            L.append("   %s %s node%s: %s %% local reads, setup %s ideal iter., %s us/page%s" % (
+                "native" if host else "guest", x["nodes"], "" if x["nodes"] == "1" else "s",
+                fmt(None if x["local"] is None else 100 * x["local"], ".2f"),
+                fmt(x["setup"], ".2f"), fmt(x["us_page"], ".2f"), " (native)" if host else ""))
+    seq = [x for x in meds if x["variant"] == "seq" and x["where"] == "guest"]
+    if seq:
+        L.append("   (serial init alone: %s %% local reads)" % ", ".join(
+            "%s nodes %s" % (x["nodes"], fmt(100 * x["local"], ".2f")) for x in seq))
+    return all(x["ok"] for x in meds)
+
+
+def wall_times(d):
+    t = read(os.path.join(d, "logs", "times.txt"))
+    m = re.search(r"total wall time: (\d+) s", t)
+    return (int(m.group(1)) if m else None), re.findall(r"boot (\d+n): (\d+) s in all", t)
+
+
+def summary_text(d, F):
+    L = ["", "=" * 78, "nexttouch benchmark suite: every target (EMULATED = ratio of variants "
+         "in", "one QEMU/TCG guest run; native = this host)", "=" * 78]
+    ok = sum_dist(F, L)
+    ok &= sum_accuracy(F, L)
+    ok &= sum_solvers(F, L)
+    ok &= sum_readonly(F, L)
+    L.append("-" * 78)
+    total, boots = wall_times(d)
+    L.append("wall time %s%s" % ("%d min %02d s" % divmod(total, 60) if total else "?",
+                                 " (guests: %s)" % ", ".join("%s %s s" % b for b in boots)
+                                 if boots else ""))
+    L.append("data checks and verifications: %s" % ("all passed" if ok else "SOME FAILED"))
+    return L
+
+
+def cmd_summary(d):
+    text = "\n".join(summary_text(d, figures(d)))
+    open(os.path.join(d, "summary.txt"), "w").write(text + "\n")
+    print(text)
+    return 0
+
+
+# ---------------------------------------------------------------- the page
+
+# The files docs/Benchmarks.rst shows, copied from the run directory.
+SHOWN = {
+    "summary.txt": "summary.txt",
+    "nexttouch_dist.csv": "dist/nexttouch_dist.csv",
+    "nexttouch_dist.png": "dist/nexttouch_dist.png",
+    "accuracy.csv": "accuracy/accuracy.csv",
+    "solvers-runs.csv": "solvers/solvers-runs.csv",
+    "solvers-iterations.png": "solvers/solvers-iterations.png",
+    "solvers-locality.png": "solvers/solvers-locality.png",
+    "solvers-ratios.png": "solvers/solvers-ratios.png",
+    "solvers-autonuma.png": "solvers/solvers-autonuma.png",
+    "solvers-bind.png": "solvers/solvers-bind.png",
+    "readonly.csv": "readonly/readonly.csv",
+}
+BEGIN = ".. BEGIN GENERATED RESULTS (bench/report.py page)"
+END = ".. END GENERATED RESULTS"
+
+
+def rst_table(head, rows, right=()):
+    """A simple reStructuredText table; columns in `right` right-aligned."""
+    rows = [[str(c) for c in r] for r in rows]
+    w = [max(len(x) for x in col) for col in zip(head, *rows)]
+    line = "  ".join("=" * n for n in w)
+
+    def fmt_row(r):
+        return "  ".join(c.rjust(w[i]) if i in right else c.ljust(w[i])
+                         for i, c in enumerate(r)).rstrip()
+    return [line, fmt_row(head), line] + [fmt_row(r) for r in rows] + [line]
+
+
+def rst_heading(text, ch):
+    return ["", text, ch * len(text), ""]
+
+
+def rst_file(name):
+    return "``bench/results/%s``" % name
+
+
+def rst_image(name, alt):
+    return [".. image:: ../bench/results/%s" % name, "   :alt: %s" % alt, ""]
+
+
+def page_run(d, F):
+    lines, c = config(d)
+    total, boots = wall_times(d)
+    times = read(os.path.join(d, "logs", "times.txt"))
+    full = c.get("suite") == "full"
+    start = c.get("date", "?")
+    kernel = sorted({b["kernel"] for b in F["sol_boots"].values() if b.get("kernel")}) or ["?"]
+    sha1 = re.search(r"sha1=(\w+)", c.get("libomp", ""))
+    built = re.search(r"built=(\S+)", c.get("libomp", ""))
+    commit = c.get("commit", "? worktree=?").split()
+    L = ["``make bench-suite%s`` on %s at %s UTC, commit ``%s`` (%s worktree), %s; wall time "
+         "%s%s." % (" FULL=1" if full else "", start[:10], start[11:16], commit[0],
+                    commit[-1].split("=")[-1],
+                    "every family at its full size" if full else "the reduced sizes below",
+                    "%d min %02d s" % divmod(total, 60) if total else "?",
+                    " (guests: %s)" % ", ".join("%s nodes %s s" % (b[0][:-1], b[1])
+                                                for b in boots) if boots else ""), ""]
+    L += ["* **Host**: %s; %s; load average %s at the start." % (
+              c.get("host_cpu", "?"), c.get("host", "?"), c.get("host_load_at_start", "?")),
+          "* **Guests**: %s, guest kernel %s: %s." % (
+              c.get("qemu", "?"), ", ".join(kernel),
+              c.get("guest", "?").replace("N nodes", "2 or 4 nodes").replace("N vCPUs",
+                                                                              "as many vCPUs")),
+          "* **Runtime**: libomp SHA-1 ``%s`` (built %s), %s." % (
+              sha1.group(1) if sha1 else "?", built.group(1) if built else "?",
+              c.get("compiler", "?").split(" (")[0]),
+          "* **Sizes**:", ""]
+    for fam, what in (("dist", "distribution"), ("accuracy", "placement accuracy"),
+                      ("solvers", "Jacobi and CG"), ("readonly", "readonly")):
+        L.append("  - %s: %s" % (what, c.get(fam + "_params", "?")))
+    parts = re.findall(r"boot (\d+)n: (\S+): (\d+) s, rc (\S+); host load by others: (.*)", times)
+    if parts:
+        L += ["", "Each guest part's wall time and the host's load by other processes while it "
+              "ran (sampled every second; emulated times are only as steady as the host cores "
+              "QEMU gets):", ""]
+        L += rst_table(["nodes", "part", "wall (s)", "exit", "host load by others (cores)"],
+                       [[n, "``%s``" % p, s, rc, load] for n, p, s, rc, load in parts],
+                       right=(0, 2, 3))
+    return L
+
+
+def page_targets(F):
+    """One row per target: the figure, its spread, the runs, met."""
+    T = []
+    f = F.get("dist", {})
+    p = f.get("pairs")
+    if p:
+        T.append(["ours / oracle ≤ %.2f (emulated)" % TARGET_OURS_ORACLE,
+                  "%.2f" % p["median"], "IQR %.2f-%.2f, 95 %% CI %.2f-%.2f, min-max %.2f-%.2f"
+                  % (p["q1"], p["q3"], p["ci"][0], p["ci"][1], p["min"], p["max"]),
+                  "%d pairs at %d MiB" % (p["n"], p["mib"]), "yes" if p["met"] else "**no**"])
+    r = f.get("ref_ours")
+    if r:
+        T.append(["reference / ours ≥ %.0f (emulated)" % TARGET_REF_OURS, "%.1f" % r["ratio"],
+                  "slowest ours against fastest reference %.1f" % r["worst"],
+                  "%d and %d runs at %d MiB" % (r["n"], r["n_ours"], r["mib"]),
+                  "yes" if r["met"] else "**no**"])
+    for nodes, (met, cells) in sorted(acc_summary(F["acc_rows"]).items(),
+                                      key=lambda x: int(x[0])):
+        lo = min(cells, key=lambda c: float(c[1]))
+        T.append(["placement accuracy, %s nodes: block ≥ %g %%, others ≥ %g %%" % (
+            nodes, ACC_TARGET["block"], ACC_TARGET_OTHER),
+            "lowest: %s %s %%" % (lo[0], lo[1]), "%d patterns" % len(cells),
+            "1 run each", "yes" if met else "**no**"])
+    return T
+
+
+def page_dist(F):
+    f, rows = F.get("dist"), F.get("dist_rows")
+    if not f:
+        return ["No results."]
+    r = f.get("ref_ours", {})
+    g = dist_medians(rows, "guest-tcg", r.get("mib")) if r else {}
+    oracle = g.get("oracle", {}).get("time")
+    L = ["**Emulated** (2 nodes, 2 threads, %s MiB; medians and the range of the runs):" %
+         r.get("mib", "?"), ""]
+    L += rst_table(["variant", "runs", "time (ms)", "min-max (ms)", "/ oracle", "faults",
+                    "arm (ms)", "local %"],
+                   [[v, m["n"], "%.1f" % m["time"], "%.1f-%.1f" % (min(m["times"]), max(m["times"])),
+                     "%.2f" % (m["time"] / oracle) if oracle else "-", "%d" % m["faults"],
+                     "%.1f" % m["arm"], "%.1f" % m["local"]] for v, m in g.items()],
+                   right=(1, 2, 4, 5, 6, 7))
+    p = f.get("pairs")
+    if p:
+        L += ["", "ours / oracle per pair (%d pairs at %d MiB, each pair back to back, order "
+              "alternating): median **%.2f**, interquartile range %.2f-%.2f, bootstrap 95 %% "
+              "CI of the median %.2f-%.2f, min %.2f, max %.2f." % (
+                  p["n"], p["mib"], p["median"], p["q1"], p["q3"], p["ci"][0], p["ci"][1],
+                  p["min"], p["max"])]
+    n = f.get("native")
+    if n:
+        L += ["", "**Native** (this host, one node, forced arming, %d MiB; median of %d runs; "
+              "time over the no-migration loop):" % (f["native_mib"], f["native_n"]), ""]
+        L += rst_table(["variant", "µs per page"], [[v, "%.2f" % x] for v, x in n.items()],
+                       right=(1,))
+    L += [""] + rst_image("nexttouch_dist.png", "emulated times by variant, ours / oracle per pair, "
+                   "native per-page fault-path cost")
+    L += ["Data: %s (every run, the configuration as ``#`` lines)." % rst_file(
+        "nexttouch_dist.csv")]
+    return L
+
+
+def page_accuracy(F):
+    rows = F["acc_rows"]
+    if not rows:
+        return ["No results."]
+    L = ["One run per pattern, node count and window: % of the pages on their first "
+         "toucher's node after the loop (``% pre``: before the request):", ""]
+    L += rst_table(["nodes", "pattern", "window", "% local", "% pre", "faults/page",
+                    "pages/batch", "misplaced per thread", "target", "met"],
+                   [[r["nodes"], r["pattern"], r["window"], r["pct_local"], r["pre_pct_local"],
+                     r["faults_per_page"], r["pages_per_batch"], r["misplaced_by_thread"],
+                     "%g" % acc_target(r["pattern"]),
+                     "yes" if float(r["pct_local"]) >= acc_target(r["pattern"]) else "**no**"]
+                    for r in rows], right=(0, 3, 4, 5, 6, 8))
+    L += ["", "Data: %s." % rst_file("accuracy.csv")]
+    return L
+
+
+def page_solvers(F):
+    runs, S, boots = F["sol_runs"], F["sol"], F["sol_boots"]
+    if not runs:
+        return ["No results."]
+    main = [r for r in runs if r["boot"] == "main"]
+    nrep = max([int(r["rep"]) for r in main] or [0])
+    L = ["**Main part** (2 nodes, 2 threads; medians of %d runs, emulated times; *model*: "
+         "time per iteration / ideal with R = %.1f):" % (nrep, NUMA_RATIO), ""]
+    tab = []
+    for p in SOL_PROGS:
+        for v, a in S.get(p, {}).items():
+            if v.startswith("_"):
+                continue
+            ts = [r["tmed"] for r in main if r["prog"] == p and r["variant"] == v
+                  and r["tmed"] is not None]
+            tab.append([p, v, a["n"], fmt(a["t1"], ".1f"), fmt(a["tmed"], ".1f"),
+                        "%.1f-%.1f" % (min(ts), max(ts)) if ts else "-", fmt(a["r1"], ".2f"),
+                        fmt(a["rmed"], ".2f"), fmt(a["model"], ".2f"), fmt(a["f1"]),
+                        fmt(a["fk"]), fmt(a["migrated"], ".0f")])
+    L += rst_table(["program", "variant", "runs", "iter. 1 (ms)", "iter. 2..k (ms)",
+                    "min-max", "iter. 1 / ideal", "2..k / ideal", "model / ideal",
+                    "local after 1", "local after k", "pages moved"], tab,
+                   right=(2, 3, 4, 6, 7, 8, 9, 10, 11))
+    L.append("")
+    for p in SOL_PROGS:
+        a = S.get(p, {})
+        if "_over" in a:
+            be = a["_be"]
+            L.append("* ``%s``: nexttouch's overhead O = %.1f ms (emulated) = %.1f ideal "
+                     "iterations; break-even against no placement after %s (R = 1.5), %s "
+                     "(R = 2), %s (R = 3) iterations." % (
+                         p, a["_over"], a["_over"] / a["_tideal"], fmt(be.get(1.5), ".1f"),
+                         fmt(be.get(2.0), ".1f"), fmt(be.get(3.0), ".1f")))
+    for p in SOL_PROGS:
+        an = S.get(p, {}).get("_autonuma")
+        if an:
+            L.append("* ``%s``, AutoNUMA (numa_balancing 1, %d run(s)): reached nexttouch's "
+                     "local share after its first iteration (%.3f) in %d of %d runs%s; local "
+                     "share at the end %s." % (
+                         p, an["n"], an["target"], an["reached"], an["n"],
+                         ", after iteration %.0f, %.2f s of solver time (median)" % (
+                             an["it"], an["solver_s"]) if an["it"] is not None else "",
+                         fmt(an["final"])))
+    sw = sol_sweep(runs)
+    if sw["n"]:
+        L.append("* OMP_PROC_BIND × OMP_PLACES (2 and 4 nodes, one run each): %d nexttouch runs, "
+                 "local share of bound threads ≥ %s, unbound %s-%s; pages per node and local "
+                 "share as ideal initialisation's in %d of %d." % (
+                     sw["n"], fmt(min(sw["bound"]) if sw["bound"] else None),
+                     fmt(min(sw["free"]) if sw["free"] else None),
+                     fmt(max(sw["free"]) if sw["free"] else None), sw["agree"], sw["n"]))
+    for name, alt in (("solvers-iterations.png", "time per iteration by variant (emulated)"),
+                      ("solvers-locality.png", "local share after 1 and after k iterations"),
+                      ("solvers-ratios.png", "time per iteration / ideal, measured and "
+                       "modelled; break-even against R"),
+                      ("solvers-autonuma.png", "AutoNUMA's local share over time"),
+                      ("solvers-bind.png", "pages per node for each OMP_PROC_BIND x OMP_PLACES")):
+        L += [""] * (L[-1] != "") + rst_image(name, alt)
+    L += ["Data: %s (one row per run, the configuration as ``#`` lines)." %
+          rst_file("solvers-runs.csv")]
+    return L
+
+
+def page_readonly(F):
+    meds = F["ro"]
+    if not meds:
+        return ["No results."]
+    L = ["Medians over the runs; *steady*: median iteration after the first, *mean*: every "
+         "iteration, both / ideal's in the same guest; *setup*: (first − steady) in ideal "
+         "iterations; *local*: bytes of ``A`` and ``b`` read from the reader's node:", ""]
+    L += rst_table(["where", "nodes", "variant", "runs", "steady (ms)", "min-max",
+                    "steady / ideal", "mean / ideal", "setup", "% local", "replicas (MiB)",
+                    "µs / page", "floor µs / page"],
+                   [[x["where"], x["nodes"], x["variant"], x["runs"], fmt(x["steady"], ".1f"),
+                     "%.1f-%.1f" % x["steady_range"], fmt(x["steady_ideal"], ".2f"),
+                     fmt(x["mean_ideal"], ".2f"), fmt(x["setup"], ".1f"),
+                     fmt(None if x["local"] is None else 100 * x["local"], ".2f"),
+                     fmt(x["replica_mib"], ".1f"), fmt(x["us_page"], ".2f"),
+                     fmt(x["floor"], ".2f")] for x in meds],
+                   right=(1, 3, 4, 6, 7, 8, 9, 10, 11, 12))
+    L += ["", "Data: %s." % rst_file("readonly.csv")]
+    return L
+
+
+def page_section(d, F, summary):
+    L = [BEGIN, ""]
+    L += ["Results of the last run", "=======================", ""]
+    L += ["Generated by ``bench/report.py page`` from the last ``make bench-suite`` run; "
+          "the files are in ``bench/results/``.", ""]
+    L += page_run(d, F)
+    L += rst_heading("Summary", "-")
+    L += ["As printed (%s):" % rst_file("summary.txt"), "", ".. code-block:: text", ""]
+    L += ["   " + l if l else "" for l in summary if l != ""]
+    L += rst_heading("Targets", "-")
+    L += rst_table(["target", "figure", "spread", "runs", "met"], page_targets(F))
+    for title, fn in (("Distribution", page_dist), ("Placement accuracy", page_accuracy),
+                      ("Jacobi and CG", page_solvers), ("readonly", page_readonly)):
+        L += rst_heading(title + ": results", "-")
+        L += fn(F)
+    L += ["", END]
+    return L
+
+
+def cmd_page(d):
+    F = figures(d)
+    summary = read(os.path.join(d, "summary.txt")).splitlines() or summary_text(d, F)
+    missing = [src for src in SHOWN.values() if not os.path.exists(os.path.join(d, src))]
+    if missing:
+        print("page: missing %s; bench/results/ and the page left as they were" % missing)
+        return 1
+    shutil.rmtree(RESULTS, ignore_errors=True)
+    os.makedirs(RESULTS)
+    for name, src in SHOWN.items():
+        shutil.copy(os.path.join(d, src), os.path.join(RESULTS, name))
+    text = open(PAGE).read()
+    if BEGIN not in text or END not in text:
+        print("page: %s has no '%s' ... '%s' section" % (PAGE, BEGIN, END))
+        return 1
+    head, rest = text.split(BEGIN, 1)
+    tail = rest.split(END, 1)[1]
+    open(PAGE, "w").write(head + "\n".join(page_section(d, F, summary)) + tail)
+    print("page: %s and %s (%d files)" % (os.path.relpath(PAGE, TOP),
+                                          os.path.relpath(RESULTS, TOP) + "/", len(SHOWN)))
+    return 0
+
+
+COMMANDS = {"dist": cmd_dist, "accuracy": cmd_accuracy, "apps": cmd_apps,
+            "readonly": cmd_readonly, "solvers": cmd_solvers, "summary": cmd_summary,
+            "page": cmd_page}
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in COMMANDS:
+        sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
+        return 2
+    return COMMANDS[sys.argv[1]](sys.argv[2])
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -43,7 +43,7 @@
 // pages_per_batch = (pages_migrated + pages_already_local) / batches;
 // misplaced_by_thread: for each thread, pages it touched first that are not
 // on its node. window: KMP_NEXTTOUCH_WINDOW as set in the environment
-// ("default" when unset, "exact" for 1). Targets (issue 11): 99 % for block,
+// ("default" when unset, "exact" for 1). Targets: 99 % for block,
 // 95 % for the others. The counters are reset right before the directive
 // and read right after the loop.
 //

@@ -14,7 +14,7 @@
 //
 //   NT_BATCH single_fpp= interleaved_fpp= ratio= target=2 target_met=yes|no
 //
-// fpp = faults / pages handled. The target: interleaved within 2x of
+// fpp = faults / pages handled. The target: interleaved within 2x of
 // single. The exit status reflects verification only, not the target.
 //
 // usage: batchwin [--baseline] [n (doubles per array, default 2000000)]

@@ -354,8 +354,8 @@ static int generate(long n, int K, matrix_t *m) {
 }
 
 // --matrix-cache=PATH: the generated matrix is written to PATH, and read from
-// it when it is there (same n and K): the guest runs of solvers.sh generate
-// it once per boot. Returns 1 if read.
+// it when it is there (same n and K): the guest parts of bench/solvers.sh
+// generate it once per boot. Returns 1 if read.
 static const char MAGIC[8] = "cg3dv1\n";
 static int cache_read(const char *path, long n, int K, matrix_t *m) {
   FILE *f = path ? fopen(path, "rb") : NULL;

@@ -30,7 +30,7 @@
 // schedule(static) ("-" for arrays without such an owner). A field that does
 // not apply is "-". Ratios are printed with 4 decimals.
 //
-// Variants (--variant=NAME, for the solver comparison of solvers.sh; the
+// Variants (--variant=NAME, for the solver comparison of bench/solvers.sh; the
 // default is "nexttouch", --baseline is "baseline"):
 //   none        serial initialisation, no placement (first touch by thread 0)
 //   nexttouch   serial initialisation, '#pragma omp nexttouch' before the solver
@@ -105,7 +105,7 @@ enum { NT_MAX_ARRAYS = 48, NT_MAX_THREADS = 256 };
 
 enum {
   NT_V_NEXTTOUCH, // the directive (default)
-  NT_V_BASELINE,  // --baseline: no directive (bench/apps/run.sh's name)
+  NT_V_BASELINE,  // --baseline: no directive (bench/apps.sh)
   NT_V_NONE,
   NT_V_INTERLEAVE,
   NT_V_IDEAL,

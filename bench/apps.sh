@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The application benchmarks (make bench-apps; docs/Benchmarks.rst): STREAM,
+# Jacobi, NAS-CG-shaped CG, a LULESH-shaped mesh proxy and the batch-window
+# kernel (bench/apps/), each initialised by one thread, with one '#pragma omp
+# nexttouch' before the computation and without it (--baseline), both in
+# the same guest; one guest per node count, one thread per vCPU.
+#
+#   bench/apps.sh [run | parts DIR | report DIR]    (bench/lib.sh)
+#   NODES="2 4" PROGS="stream jacobi cg mesh batchwin"    (defaults)
+#   THP=madvise     the guest's THP mode (madvise: 4 KiB pages, so that
+#                   faults/page shows the batch window)
+#
+# Results (report): $DIR/apps/apps-table.txt (printed): per program, node
+# count and variant the pages handled, the split over the nodes, the pages
+# on their thread's node, faults per page and time / baseline in the same
+# guest (emulated: TCG has no NUMA latency, so it shows only the cost).
+# Fails if a program fails its verification or does not report.
+FAMILY=apps
+. "$(dirname "$0")/lib.sh"
+nodes_list=${NODES:-2 4}
+progs=${PROGS:-stream jacobi cg mesh batchwin}
+
+build() {
+  local p
+  for p in $progs; do compile "$p" "$TOP/bench/apps/$p.c"; done
+}
+
+parts() {
+  local nodes p v
+  param "programs: $progs"
+  for nodes in $nodes_list; do
+    for p in $progs; do
+      {
+        echo "export OMP_NUM_THREADS=$nodes $OMP_SPREAD"
+        for v in nexttouch baseline; do
+          [ "$p" = batchwin ] && [ $v = baseline ] && continue
+          echo "$DIR/bin/$p $([ $v = baseline ] && echo --baseline); echo NT_EXIT prog=$p variant=$v rc=\$?"
+        done
+      } | part "apps-$p-${nodes}n" "$nodes"
+    done
+  done
+}
+
+report() { $PY "$REPORT" apps "$DIR"; }
+
+driver_main "$@"

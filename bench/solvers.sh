@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Jacobi and CG with serial initialisation: next-touch against the
+# alternatives (make bench-solvers; docs/Benchmarks.rst). bench/apps/jacobi.c
+# and bench/apps/cg3d.c (3-D unstructured, RCM order) in four guest parts:
+#
+#   solvers-main      2 nodes: variants none, nexttouch, interleave (numactl
+#                     --interleave=all), ideal (parallel initialisation),
+#                     REPS repetitions, interleaved;
+#   solvers-autonuma  2 nodes, numa_balancing 1: autonuma (serial init, no
+#                     directive) for AUTONUMA_SECONDS of solver time, with
+#                     ideal in the same part as its time reference,
+#                     AUTONUMA_REPS repetitions;
+#   solvers-sweep-2n, solvers-sweep-4n   OMP_PROC_BIND false, close, spread,
+#                     primary x OMP_PLACES cores, numa_domains; nexttouch and
+#                     ideal (SWEEP_VARIANTS), smaller problems, one run each
+#                     (4 vCPUs on 2 host cores: placement only).
+#
+#   bench/solvers.sh [run | parts DIR | report DIR]    (bench/lib.sh)
+#   REPS=3 AUTONUMA_SECONDS=20 AUTONUMA_REPS=3     (defaults)
+#   JACOBI_ARGS="1022 60" CG_ARGS="100000 60"      N per side, sweeps; rows,
+#                                                  iterations (36 per solve)
+#   JACOBI_SWEEP_ARGS="510 10" CG_SWEEP_ARGS="30000 40"
+#   PARTS="main autonuma sweep-2n sweep-4n"        some parts only; SWEEP=0:
+#                                                  no sweep
+#
+# Results (report): $DIR/solvers/solvers-{runs,iter,arrays}.csv,
+# solvers-summary.txt (printed) and the plots solvers-*.png. Fails if a run
+# fails its verification or its exit status.
+FAMILY=solvers
+. "$(dirname "$0")/lib.sh"
+reps=${REPS:-3}
+an_secs=${AUTONUMA_SECONDS:-20}
+an_reps=${AUTONUMA_REPS:-3}
+sel=${PARTS:-main autonuma sweep-2n sweep-4n}
+[ "${SWEEP:-1}" = 0 ] && sel=${sel//sweep-2n/} && sel=${sel//sweep-4n/}
+jacobi_args=${JACOBI_ARGS:-1022 60}
+cg_args=${CG_ARGS:-100000 60}
+jacobi_sweep_args=${JACOBI_SWEEP_ARGS:-510 10}
+cg_sweep_args=${CG_SWEEP_ARGS:-30000 40}
+cg_cache=--matrix-cache=/tmp/cg3d-matrix
+
+build() {
+  compile jacobi "$TOP/bench/apps/jacobi.c"
+  compile cg3d "$TOP/bench/apps/cg3d.c"
+  # numactl for the interleave variant, copied into the guest.
+  command -v numactl >>"$DIR/parts/files"
+  guest_lib >"$DIR/bin/guest-lib.sh"
+}
+
+# The guest's side: `run VARIANT PROG ARGS...` runs one program between
+# markers (NT_RUN, NT_EXIT; /proc/vmstat's numa_* counters around the
+# autonuma runs). REP and the OMP_* variables come from the part.
+guest_lib() {
+  cat <<'EOF'
+echo "NT_GUEST kernel=$(uname -r) numa_balancing=$(cat /proc/sys/kernel/numa_balancing)" \
+  "thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)" \
+  "cpus=$(grep -c ^processor /proc/cpuinfo)" \
+  "mem_kib=$(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
+# The kernel's NUMA balancing parameters (debugfs in Linux 6.1).
+autonuma_params() {
+  mount -t debugfs none /sys/kernel/debug 2>/dev/null
+  d=/sys/kernel/debug/sched/numa_balancing
+  echo "NT_AUTONUMA_PARAMS $(for f in $d/*; do printf '%s=%s ' "${f##*/}" "$(cat "$f")"; done)"
+}
+vmstat() { echo "NT_VMSTAT when=$1 $(grep '^numa_' /proc/vmstat | tr ' \n' '= ')"; }
+run() {
+  v=$1 p=$2
+  shift 2
+  echo "NT_RUN rep=$REP prog=$p variant=$v bind=$OMP_PROC_BIND places=$OMP_PLACES threads=$OMP_NUM_THREADS"
+  [ "$v" = autonuma ] && vmstat before
+  if [ "$v" = interleave ]; then
+    numactl --interleave=all ./"$p" --variant="$v" "$@"
+  else
+    ./"$p" --variant="$v" "$@"
+  fi
+  echo "NT_EXIT prog=$p variant=$v rep=$REP rc=$?"
+  [ "$v" = autonuma ] && vmstat after
+  true
+}
+EOF
+}
+
+# prelude NAME NODES BALANCING: the start of a part.
+prelude() {
+  echo "echo NT_BOOT boot=$1 nodes=$2 cpus=$2 numa_balancing=$3 thp=${THP:-madvise}"
+  [ "$3" = 1 ] && echo "echo 1 > /proc/sys/kernel/numa_balancing"
+  echo "cd $DIR/bin && . ./guest-lib.sh"
+}
+
+part_main() {
+  local r v
+  prelude main 2 0
+  echo "export OMP_NUM_THREADS=2 $OMP_SPREAD"
+  for r in $(seq 1 "$reps"); do
+    echo "REP=$r"
+    for v in none nexttouch interleave ideal; do
+      echo "run $v jacobi $jacobi_args; run $v cg3d $cg_cache $cg_args"
+    done
+  done
+}
+
+part_autonuma() {
+  local r
+  prelude autonuma 2 1
+  echo "export OMP_NUM_THREADS=2 $OMP_SPREAD; autonuma_params"
+  for r in $(seq 1 "$an_reps"); do
+    echo "REP=$r; run ideal jacobi $jacobi_args; run autonuma jacobi --seconds=$an_secs $jacobi_args"
+    echo "run ideal cg3d $cg_cache $cg_args; run autonuma cg3d $cg_cache --seconds=$an_secs $cg_args"
+  done
+}
+
+part_sweep() {
+  local n=$1 bind places v
+  prelude "sweep-${n}n" "$n" 0
+  echo "export OMP_NUM_THREADS=$n; REP=1"
+  for bind in false close spread primary; do
+    for places in cores numa_domains; do
+      echo "export OMP_PROC_BIND=$bind OMP_PLACES=$places"
+      for v in ${SWEEP_VARIANTS:-nexttouch ideal}; do
+        echo "run $v jacobi $jacobi_sweep_args; run $v cg3d $cg_cache $cg_sweep_args"
+      done
+    done
+  done
+}
+
+parts() {
+  local p
+  param "parts: $sel; jacobi $jacobi_args, cg3d $cg_args, $reps repetitions;" \
+    "autonuma $an_reps x $an_secs s; sweep jacobi $jacobi_sweep_args, cg3d $cg_sweep_args"
+  for p in $sel; do
+    case $p in
+    main) part_main | part solvers-main 2 ;;
+    autonuma) part_autonuma | part solvers-autonuma 2 ;;
+    sweep-2n) part_sweep 2 | part solvers-sweep-2n 2 ;;
+    sweep-4n) part_sweep 4 | part solvers-sweep-4n 4 ;;
+    *) die "unknown part '$p'" ;;
+    esac
+  done
+}
+
+report() { $PY "$REPORT" solvers "$DIR"; }
+
+driver_main "$@"
