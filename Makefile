@@ -229,7 +229,7 @@ check-stress: toolchain
 # The host tests of openmp/runtime/test/nexttouch with the test programs
 # (not libomp) built with -fsanitize=address, then -fsanitize=thread (with
 # LLVM's Archer for OpenMP synchronisation); options and exceptions in
-# lit.local.cfg and docs/NextTouch.rst ("Sanitizers").  Both always run.
+# lit.local.cfg and docs/Design.rst ("Sanitizers").  Both always run.
 .PHONY: check-sanitizers
 check-sanitizers: toolchain
 	rc=0; for san in address thread; do \

@@ -1,7 +1,7 @@
 // bench/readonly_wp.c -- how can libomp notice writes to the list items of
 // readonly(list) on this kernel?  Measures the three candidates on one
-// populated array and prints their figures (docs/NextTouch.rst, "readonly:
-// choosing the write trap"):
+// populated array and prints their figures (docs/Design.rst, "Choosing the
+// write trap"):
 //
 //  1. mprotect(PROT_READ) + a SIGSEGV handler that opens the written page
 //     (or a chunk of 32 pages) again: cost to protect, per fault, to open;

@@ -86,6 +86,7 @@ patchelf --set-rpath '$ORIGIN/../lib/deps' "$dest/bin/$real"
 patchelf --set-rpath '$ORIGIN/../deps:$ORIGIN/deps' "$dest/lib/$triple/libomp.so"
 
 mkdir -p "$dest/share/doc/nexttouch"
-cp -p "$top/README.md" "$top/docs/NextTouch.rst" "$dest/share/doc/nexttouch/"
+cp -p "$top/README.md" "$top/docs/NextTouch.rst" "$top/docs/Design.rst" \
+  "$dest/share/doc/nexttouch/"
 cp -p "$NT_SRC/openmp/LICENSE.TXT" "$dest/share/doc/nexttouch/LICENSE.TXT"
 echo "install: $dest ($("$dest/bin/clang" --version | head -1))"

@@ -25,7 +25,7 @@
  * libomp binds its calls to them; libraries linked against the C library
  * alone, the C library's internal calls (stdio's own reads are covered by
  * the fread/fwrite wrappers) and raw syscall(2) are not covered (see
- * docs/NextTouch.rst, "Guarantees and limits").
+ * docs/NextTouch.rst, "Guarantees and limitations").
  *
  * Runs in the calling thread, and inside signal handlers that call read()
  * or write() (async-signal-safe: no locks, no allocation once the C

@@ -20,7 +20,7 @@
  * Raw system calls are not seen: there the next-touch fault path still
  * recognises a new mapping by the missing mark (kmp_nexttouch_migrate.cpp),
  * but a batch may open a page that mprotect(PROT_NONE) made a guard page
- * inside an armed range (docs/NextTouch.rst, "Guarantees and limits").
+ * inside an armed range (docs/NextTouch.rst, "Guarantees and limitations").
  *
  * Runs in the calling thread, also inside signal handlers (munmap, mprotect
  * and madvise are async-signal-safe): lock-free up to the engines' hooks;

@@ -20,7 +20,7 @@
  * regions (a chunk of KMP_RO_CHUNK_PAGES pages is opened per fault), the item
  * is released or dropped.  Its replicas (one per NUMA node that reads it) are
  * kept with it; a chunk opened between regions is copied again into each
- * replica before that replica's next use.  See docs/NextTouch.rst, "readonly".
+ * replica before that replica's next use.  See docs/Design.rst, "The readonly engine".
  */
 
 //===----------------------------------------------------------------------===//

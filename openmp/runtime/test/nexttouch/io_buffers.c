@@ -1,4 +1,4 @@
-// System calls into and out of armed buffers (issue 9, item 7).  The kernel's
+// System calls into and out of armed buffers.  The kernel's
 // own copy into a PROT_NONE page fails with EFAULT, and a datagram read that
 // way is lost; libomp's wrappers of the C library's calls touch the armed
 // pages of the buffer first, as the calling thread.

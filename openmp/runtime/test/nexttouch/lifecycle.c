@@ -1,4 +1,4 @@
-// Next-touch across the program's life (issue 9): each case runs in a child
+// Next-touch across the program's life: each case runs in a child
 // process, so a crash or a hang is seen as such (the parent waits with a
 // timeout and reports how the child ended).
 //   dynamic: teams of one (num_threads(1), if(0)) are serial code: they do

@@ -4,8 +4,8 @@
 // real faults (SIGSEGV, or the program's handler), not be "handled" and the
 // page opened.  The engine tells the two apart by the mark it puts on the
 // pages it protects (the VMA policy MPOL_LOCAL; docs/NextTouch.rst,
-// Guarantees and limitations), which a new mapping does not have.  It was
-// an expected failure before the mark: its first fault was taken for a touch.
+// Guarantees and limitations), which a new mapping does not have; without
+// it, the guard page's first fault would be taken for a touch.
 // RUN: %libomp-compile
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 OMP_NUM_THREADS=2 \
 // RUN:   %libomp-run guard | FileCheck %s
