@@ -312,6 +312,10 @@ int __kmp_pt_private_ranges(int self, kmp_pt_range **out);
 // share a page with a program's range and be protected.
 void *__kmp_pt_private_alloc(size_t bytes);
 void __kmp_pt_private_free(void *p, size_t bytes);
+// Replace the private mapping [p, p+bytes) by an inaccessible reservation
+// without memory: the addresses stay the engine's (a fault there is its),
+// the pages are freed.  Free it with __kmp_pt_private_free.
+void __kmp_pt_private_retire(void *p, size_t bytes);
 
 // Raw system calls: no libnuma state, and the engines' own mapping changes
 // do not go through the wrappers of kmp_pagetrap_mm.cpp.

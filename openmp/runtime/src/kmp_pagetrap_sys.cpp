@@ -69,6 +69,13 @@ void __kmp_pt_private_free(void *p, size_t bytes) {
   syscall(SYS_munmap, p, bytes);
 }
 
+void __kmp_pt_private_retire(void *p, size_t bytes) {
+  syscall(SYS_mmap, p, bytes, (unsigned long)PROT_NONE,
+          (unsigned long)(MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
+                          MAP_NORESERVE),
+          -1L, 0L);
+}
+
 // process_vm_readv() on ourselves asks the kernel, without faulting.
 int __kmp_pt_readable(uintptr_t page) {
   char byte;

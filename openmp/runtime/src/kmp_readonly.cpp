@@ -136,6 +136,19 @@ static void ro_prepare_messages() {
   __kmp_str_free(&w.str);
   kmp_msg_t none = {kmp_mt_dummy, 0, __kmp_str_format("%s", ""), 0};
   __kmp_ro_msg_warn = ro_concat(fw, none);
+  // A pointer into a copy used after its region, or after it was dropped.
+  kmp_i18n_id_t ids[2] = {kmp_i18n_msg_ReadonlyStaleCopy,
+                          kmp_i18n_msg_ReadonlyDroppedCopy};
+  const char **out[2] = {&__kmp_ro_msg_stale, &__kmp_ro_msg_dropped};
+  for (int i = 0; i < 2; i++) {
+    kmp_msg_t p = __kmp_msg_format(ids[i], "%1$s", "%2$s", "%3$s", "%4$s");
+    kmp_msg_t ph = KMP_HNT(ReadonlyPointers);
+    kmp_msg_t pf = __kmp_msg_format(kmp_i18n_fmt_Fatal, p.num, p.str);
+    kmp_msg_t pfh = __kmp_msg_format(kmp_i18n_fmt_Hint, ph.str);
+    __kmp_str_free(&p.str);
+    __kmp_str_free(&ph.str);
+    *out[i] = ro_concat(pf, pfh);
+  }
 }
 
 static void ro_atfork(int phase) {
@@ -381,8 +394,12 @@ static void ro_end(kmp_readonly_region *h) {
     __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
     for (int i = 0; i < h->n; i++) {
       kmp_ro_item *it = h->e[i].item;
-      if (it && __atomic_sub_fetch(&it->users, 1, __ATOMIC_SEQ_CST) == 0 &&
-          (it->kind & KMP_RO_NOKEEP))
+      if (!it || __atomic_sub_fetch(&it->users, 1, __ATOMIC_SEQ_CST) != 0)
+        continue;
+      // Its copies' bytes on pages shared with other data may change unseen.
+      if (__kmp_ro_has_edges(it))
+        __kmp_ro_close_replicas(it);
+      if (it->kind & KMP_RO_NOKEEP)
         __kmp_ro_open_chunks(it, 0, it->nchunks);
     }
     __kmp_release_bootstrap_lock(&__kmp_ro_lock);
@@ -415,10 +432,16 @@ static int ro_buffer(uintptr_t a, uintptr_t e, int into) {
   return into ? __kmp_ro_io_write(a, e) : 0;
 }
 
-// The items' and the replicas' mappings.
+// The items', the replicas' and the graves' mappings.
 static int ro_private_ranges(kmp_pt_range *out, int max) {
   int k = 0;
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
+  if (__kmp_ro_graves && k < max) {
+    size_t pg = (size_t)__kmp_pt_page;
+    out[k++] = {(uintptr_t)__kmp_ro_graves,
+                (uintptr_t)__kmp_ro_graves +
+                    ((sizeof(kmp_ro_grave) * KMP_RO_GRAVES + pg - 1) & ~(pg - 1))};
+  }
   for (int i = 0; i < __kmp_ro_table.hwm; i++) {
     kmp_ro_item *it = __kmp_ro_table.slot[i];
     if (!it)
@@ -454,7 +477,7 @@ static const kmp_pt_engine ro_engine = {
     ro_mapping_change,
     ro_yield,
     ro_private_ranges,
-    KMP_RO_MAX_ITEMS * (1 + KMP_RO_MAX_NODES),
+    KMP_RO_MAX_ITEMS * (1 + KMP_RO_MAX_NODES) + 1,
     ro_atfork,
     ro_cleanup,
 };

@@ -65,6 +65,11 @@ struct kmp_ro_replica {
   size_t map_bytes; // of the whole mapping, dirty bytes included
   volatile int busy; // a thread is preparing it for a region
   volatile kmp_uint64 ready; // the region (activation) it is prepared for
+  // The copy is inaccessible (between regions, for an item with edges, or
+  // after the kernel changed the item unseen): a pointer into it kept from a
+  // region and used now is stopped with a message, not served stale data.
+  // Without edges only the chunks written since (dirty) are inaccessible.
+  volatile int closed;
 };
 
 // A cached list item, in a private mapping of its own followed by its chunk
@@ -103,6 +108,12 @@ static inline void __kmp_ro_chunk_range(const kmp_ro_item *it, size_t c,
                                                : it->pend;
 }
 
+// Does it share pages with other data (bytes not on pages it covers whole)?
+// Such bytes are not protected: the program may change them unseen.
+static inline int __kmp_ro_has_edges(const kmp_ro_item *it) {
+  return it->pbase >= it->pend || it->pbase != it->base || it->pend != it->end;
+}
+
 #if KMP_PAGETRAP_SUPPORTED
 
 // The table the fault path reads (kmp_pt_table): slots are published and
@@ -115,14 +126,42 @@ static inline int __kmp_ro_live() { return __kmp_pt_watched(KMP_PT_READONLY); }
 extern volatile int __kmp_ro_node_hwm; // 1 + the highest node with a replica
 extern kmp_bootstrap_lock_t __kmp_ro_lock; // the table and the budget
 // The messages of a write in a region, prepared outside the handler from the
-// i18n catalog ("%1$s".."%4$s" left in): fatal + hint, and warning.
+// i18n catalog ("%1$s".."%4$s" left in): fatal + hint, and warning; and of a
+// pointer into a copy used after its region, or after the copy was dropped.
 extern const char *__kmp_ro_msg_fatal;
 extern const char *__kmp_ro_msg_warn;
+extern const char *__kmp_ro_msg_stale;
+extern const char *__kmp_ro_msg_dropped;
+
+// What the fault path says about an item: kept with a dropped item's
+// copies (a grave), whose addresses stay reserved and inaccessible so that
+// a pointer into them is explained, not a plain SIGSEGV.
+struct kmp_ro_desc {
+  const char *psource; // ident_t's, or NULL
+  char name[64]; // the list item as written ("" if not known)
+  int index;
+  uintptr_t base, end;
+};
+#define KMP_RO_GRAVES 64
+struct kmp_ro_grave {
+  volatile uintptr_t start, end; // the copy's addresses; end 0: free slot
+  size_t map_bytes; // of the reserved mapping
+  uintptr_t map_start;
+  int node;
+  kmp_ro_desc desc;
+};
+// In a private mapping (the handler reads it); under __kmp_ro_lock.
+extern kmp_ro_grave *__kmp_ro_graves;
+void __kmp_ro_describe(const kmp_ro_item *it, kmp_ro_desc *d);
 
 // Open the closed chunks [lo, hi) of it: writable again, replicas marked to
 // copy them.  Async-signal-safe (the fault path uses it).  Returns 0, or -1
 // if mprotect failed (then the whole item was opened).
 int __kmp_ro_open_chunks(kmp_ro_item *it, size_t lo, size_t hi);
+
+// The chunks [lo, hi) of it are written or unprotected: each replica copies
+// them again before its next use.  Async-signal-safe.
+void __kmp_ro_mark_dirty(kmp_ro_item *it, size_t lo, size_t hi);
 
 // The hooks the engine registers (kmp_readonly_fault.cpp; async-signal-safe).
 // A write fault on a list item's protected pages: 1 if handled (retry the
@@ -173,8 +212,13 @@ int __kmp_ro_thread_node();
 // Node `node`'s replica of it, made or refreshed for activation `act`
 // (once per node and activation); NULL if it could not be made.
 char *__kmp_ro_replica(kmp_ro_item *it, int node, kmp_uint64 act);
-// Under __kmp_ro_lock, with no region using it and no handler inside.
+// Under __kmp_ro_lock, with no region using it and no handler inside: the
+// copies' memory is freed, their addresses are kept in a grave.
 void __kmp_ro_free_replicas(kmp_ro_item *it);
+// The copies become inaccessible (at the end of the last region using an
+// item with edges, under __kmp_ro_lock; when the kernel changed the item
+// unseen, async-signal-safe).
+void __kmp_ro_close_replicas(kmp_ro_item *it);
 // fork(2): in the child, preparations of absent threads are forgotten.
 void __kmp_ro_replicas_atfork_child(kmp_ro_item *it);
 // fork(2) while a region used it: in the child, its replicas are made

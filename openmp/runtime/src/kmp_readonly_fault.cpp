@@ -52,6 +52,8 @@ kmp_pt_table<kmp_ro_item, KMP_RO_MAX_ITEMS> __kmp_ro_table;
 volatile int __kmp_ro_node_hwm = 0;
 const char *__kmp_ro_msg_fatal = NULL;
 const char *__kmp_ro_msg_warn = NULL;
+const char *__kmp_ro_msg_stale = NULL;
+const char *__kmp_ro_msg_dropped = NULL;
 
 // Initial-exec TLS: one %fs-relative access, never __tls_get_addr.
 #define RO_TLS __thread __attribute__((tls_model("initial-exec")))
@@ -151,12 +153,35 @@ static void ro_write_all(const char *s, size_t n) {
 // ---------------------------------------------------------------------------
 // Opening chunks
 
-static void ro_mark_dirty(kmp_ro_item *it, size_t lo, size_t hi) {
+// The chunks [lo, hi) are written: each replica copies them again before its
+// next use, and (an item without edges) makes them inaccessible meanwhile,
+// so that a pointer into them kept from a region is not served stale data.
+void __kmp_ro_mark_dirty(kmp_ro_item *it, size_t lo, size_t hi) {
   int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
-  for (int n = 0; n < nodes; n++)
-    if (__atomic_load_n(&it->rep[n].map, __ATOMIC_ACQUIRE))
-      for (size_t c = lo; c < hi; c++)
-        it->rep[n].dirty[c] = 1;
+  int edges = __kmp_ro_has_edges(it);
+  uintptr_t s0, e0, s1, e1;
+  __kmp_ro_chunk_range(it, lo, &s0, &e0);
+  __kmp_ro_chunk_range(it, hi - 1, &s1, &e1);
+  for (int n = 0; n < nodes; n++) {
+    char *m = __atomic_load_n(&it->rep[n].map, __ATOMIC_ACQUIRE);
+    if (!m)
+      continue;
+    for (size_t c = lo; c < hi; c++)
+      it->rep[n].dirty[c] = 1;
+    if (!edges)
+      __kmp_pt_mprotect(m + (s0 - it->mbase), e1 - s0, PROT_NONE);
+  }
+}
+
+void __kmp_ro_close_replicas(kmp_ro_item *it) {
+  int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
+  for (int n = 0; n < nodes; n++) {
+    kmp_ro_replica *r = &it->rep[n];
+    if (r->map && !r->closed) {
+      __kmp_pt_mprotect(r->map, it->mend - it->mbase, PROT_NONE);
+      __atomic_store_n(&r->closed, 1, __ATOMIC_RELEASE);
+    }
+  }
 }
 
 // Open the chunks [c, e) this thread has claimed (KMP_RO_OPENING).
@@ -164,14 +189,14 @@ static int ro_open_claimed(kmp_ro_item *it, size_t c, size_t e) {
   uintptr_t s0, e0, s1, e1;
   __kmp_ro_chunk_range(it, c, &s0, &e0);
   __kmp_ro_chunk_range(it, e - 1, &s1, &e1);
-  ro_mark_dirty(it, c, e);
+  __kmp_ro_mark_dirty(it, c, e);
   int rc = 0;
   if (__kmp_pt_mprotect((void *)s0, e1 - s0, it->prot) != 0) {
     // Out of VMAs (vm.max_map_count): one call over the whole item merges
     // them again.  Every chunk is then open.
     rc = -1;
     __kmp_pt_mprotect((void *)it->pbase, it->pend - it->pbase, it->prot);
-    ro_mark_dirty(it, 0, it->nchunks);
+    __kmp_ro_mark_dirty(it, 0, it->nchunks);
     for (size_t k = 0; k < it->nchunks; k++)
       if (k < c || k >= e)
         __atomic_store_n(&it->chunks[k], KMP_RO_OPEN, __ATOMIC_RELEASE);
@@ -214,26 +239,37 @@ int __kmp_ro_open_chunks(kmp_ro_item *it, size_t lo, size_t hi) {
 // ---------------------------------------------------------------------------
 // A write in a region
 
-// The message for a write at addr into it (its replica on node `node` if
-// node >= 0), with the template tmpl.
-static void ro_say(const char *tmpl, const kmp_ro_item *it, uintptr_t addr,
+void __kmp_ro_describe(const kmp_ro_item *it, kmp_ro_desc *d) {
+  d->psource = it->psource;
+  const char *name = it->name;
+  size_t k = 0;
+  for (; name && name[k] && k + 1 < sizeof d->name; k++)
+    d->name[k] = name[k];
+  d->name[k] = 0;
+  d->index = it->index;
+  d->base = it->base;
+  d->end = it->end;
+}
+
+// The message tmpl about an access at addr to the item d (its replica on
+// node `node` if node >= 0).
+static void ro_say(const char *tmpl, const kmp_ro_desc *d, uintptr_t addr,
                    int node) {
   char loc[512], item[768], where[128], tid[24], out[2048];
   ro_buf bl = {loc, 0, sizeof loc}, bi = {item, 0, sizeof item},
          bw = {where, 0, sizeof where}, bt = {tid, 0, sizeof tid},
          bo = {out, 0, sizeof out};
-  ro_putloc(&bl, it->psource);
-  ro_putu(&bi, (kmp_uint64)it->index, 10);
-  const char *name = it->name;
-  if (name) {
+  ro_putloc(&bl, d->psource);
+  ro_putu(&bi, (kmp_uint64)d->index, 10);
+  if (d->name[0]) {
     ro_puts(&bi, " '");
-    ro_puts(&bi, name);
+    ro_puts(&bi, d->name);
     ro_puts(&bi, "'");
   }
   ro_puts(&bi, " (");
-  ro_putu(&bi, it->base, 16);
+  ro_putu(&bi, d->base, 16);
   ro_puts(&bi, ", ");
-  ro_putu(&bi, it->end - it->base, 10);
+  ro_putu(&bi, d->end - d->base, 10);
   ro_puts(&bi, " bytes)");
   ro_putu(&bw, addr, 16);
   if (node >= 0) {
@@ -245,20 +281,27 @@ static void ro_say(const char *tmpl, const kmp_ro_item *it, uintptr_t addr,
   ro_subst(&bo,
            tmpl ? tmpl
                 : "OMP: Error: readonly at %1$s: list item %2$s was "
-                  "written (address %3$s, OS thread %4$s)\n",
+                  "accessed (address %3$s, OS thread %4$s)\n",
            args, 4);
   ro_write_all(out, bo.n);
+}
+
+static void ro_say_item(const char *tmpl, const kmp_ro_item *it,
+                        uintptr_t addr, int node) {
+  kmp_ro_desc d;
+  __kmp_ro_describe(it, &d);
+  ro_say(tmpl, &d, addr, node);
 }
 
 static void ro_trap(kmp_ro_item *it, uintptr_t addr, int node) {
   KMP_PT_ADD(readonly_write_traps, 1);
   if (node >= 0 || __kmp_readonly_writes != kmp_readonly_writes_warn) {
-    ro_say(__kmp_ro_msg_fatal, it, addr, node);
+    ro_say_item(__kmp_ro_msg_fatal, it, addr, node);
     abort(); // SIGABRT: the core shows the write in this thread's stack
   }
   if (!__atomic_exchange_n(&it->warned, 1, __ATOMIC_ACQ_REL) &&
       __kmp_generate_warnings != kmp_warnings_off)
-    ro_say(__kmp_ro_msg_warn, it, addr, -1);
+    ro_say_item(__kmp_ro_msg_warn, it, addr, -1);
   // The item is writable from now on: no region protects it again.
   __atomic_fetch_or(&it->kind, KMP_RO_DEMOTED, __ATOMIC_ACQ_REL);
   for (size_t c = 0; c < it->nchunks; c++)
@@ -338,11 +381,33 @@ int __kmp_ro_fault(uintptr_t addr, void *uc) {
       char *m = __atomic_load_n(&it->rep[n].map, __ATOMIC_ACQUIRE);
       if (m && addr >= (uintptr_t)m &&
           addr < (uintptr_t)m + (it->mend - it->mbase)) {
+        // A pointer into the copy, kept from a region and used after it
+        // where the copy is closed or out of date.
+        uintptr_t orig = it->mbase + (addr - (uintptr_t)m);
+        int dirty = orig >= it->pbase && orig < it->pend &&
+                    __atomic_load_n(&it->rep[n].dirty[(orig - it->pbase) /
+                                                      __kmp_ro_chunk_bytes()],
+                                    __ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&it->rep[n].closed, __ATOMIC_ACQUIRE) ||
+            (dirty && !__atomic_load_n(&it->users, __ATOMIC_ACQUIRE))) {
+          ro_say_item(__kmp_ro_msg_stale, it, addr, n);
+          abort();
+        }
         if (!ro_write_to_readable(page, uc))
           done = -1;
         else
           ro_trap(it, addr, n); // does not return
       }
+    }
+  }
+  // A pointer into a copy that was dropped since.
+  kmp_ro_grave *graves = __atomic_load_n(&__kmp_ro_graves, __ATOMIC_ACQUIRE);
+  for (int i = 0; graves && !done && i < KMP_RO_GRAVES; i++) {
+    kmp_ro_grave *g = &graves[i];
+    uintptr_t end = __atomic_load_n(&g->end, __ATOMIC_ACQUIRE);
+    if (end && addr >= g->start && addr < end) {
+      ro_say(__kmp_ro_msg_dropped, &g->desc, addr, g->node);
+      abort();
     }
   }
   __kmp_ro_table.leave();
@@ -384,8 +449,13 @@ template <typename Pick> static void ro_mark_stale(Pick pick) {
   int hwm = __kmp_ro_table.size();
   for (int i = 0; i < hwm; i++) {
     kmp_ro_item *it = __kmp_ro_table.at(i);
-    if (it && pick(it))
-      __atomic_fetch_or(&it->kind, KMP_RO_STALE, __ATOMIC_ACQ_REL);
+    if (!it || !pick(it))
+      continue;
+    __atomic_fetch_or(&it->kind, KMP_RO_STALE, __ATOMIC_ACQ_REL);
+    // Its copies are out of date from now on: closed, unless a region
+    // reads them now.
+    if (!__atomic_load_n(&it->users, __ATOMIC_SEQ_CST))
+      __kmp_ro_close_replicas(it);
   }
   __kmp_ro_table.leave();
 }

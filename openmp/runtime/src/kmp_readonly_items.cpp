@@ -327,9 +327,11 @@ static void ro_close(kmp_ro_item *it) {
     __kmp_ro_chunk_range(it, c, &s0, &e0);
     __kmp_ro_chunk_range(it, e - 1, &s1, &e1);
     if (__kmp_pt_mprotect((void *)s0, e1 - s0, PROT_READ) != 0) {
-      // Out of VMAs: not trapped, and replicas copied at every region.
+      // Out of VMAs, or memory protected only in larger units (hugetlb):
+      // not trapped, so written unseen, and copied again at every region.
       for (size_t k = c; k < e; k++)
         __atomic_store_n(&it->chunks[k], KMP_RO_OPEN, __ATOMIC_RELEASE);
+      __kmp_ro_mark_dirty(it, c, e);
       __atomic_fetch_or(&it->kind, KMP_RO_NOKEEP, __ATOMIC_ACQ_REL);
     }
     c = e;

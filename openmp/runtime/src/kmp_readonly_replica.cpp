@@ -16,7 +16,10 @@
  * MPOL_PREFERRED before the pages exist) and read-only, so that a write
  * through a replica pointer is trapped like a write to the original.  The
  * replica of byte b of the item is at map + (b - mbase): same offset in the
- * page as the original, so every alignment up to a page is kept.
+ * page as the original, so every alignment up to a page is kept.  Between
+ * regions the copy is inaccessible, and a dropped copy's addresses stay
+ * reserved (a grave): a pointer into a copy that the program kept from a
+ * region is stopped with a message naming the item, never served stale.
  */
 
 //===----------------------------------------------------------------------===//
@@ -130,6 +133,10 @@ static size_t ro_refresh(kmp_ro_item *it, kmp_ro_replica *r) {
 
 static void ro_prepare(kmp_ro_item *it, kmp_ro_replica *r, int node) {
   kmp_uint64 t0 = __kmp_pt_now_ns();
+  if (r->map && __atomic_load_n(&r->closed, __ATOMIC_ACQUIRE)) {
+    __kmp_pt_mprotect(r->map, it->mend - it->mbase, PROT_READ);
+    __atomic_store_n(&r->closed, 0, __ATOMIC_RELEASE);
+  }
   if (!r->map) {
     if (!ro_make(it, r, node)) {
       KMP_PT_ADD(readonly_fallback_budget, 1); // no memory: the original
@@ -171,16 +178,50 @@ char *__kmp_ro_replica(kmp_ro_item *it, int node, kmp_uint64 act) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// Graves: the addresses of dropped copies, reserved and inaccessible, with
+// what the fault path says about them.  The oldest is freed when all are in
+// use.
+
+kmp_ro_grave *__kmp_ro_graves = NULL;
+static int ro_next_grave = 0;
+
+static void ro_bury(kmp_ro_item *it, kmp_ro_replica *r, int node) {
+  if (!__kmp_ro_graves)
+    __kmp_ro_graves = (kmp_ro_grave *)__kmp_pt_private_alloc(
+        ro_round_page(sizeof(kmp_ro_grave) * KMP_RO_GRAVES));
+  if (!__kmp_ro_graves) {
+    __kmp_pt_private_free(r->dirty, r->map_bytes);
+    return;
+  }
+  kmp_ro_grave *g = &__kmp_ro_graves[ro_next_grave];
+  ro_next_grave = (ro_next_grave + 1) % KMP_RO_GRAVES;
+  if (g->end) { // the oldest: freed once no fault path looks at it
+    __atomic_store_n(&g->end, (uintptr_t)0, __ATOMIC_RELEASE);
+    __kmp_ro_table.retire();
+    __kmp_pt_private_free((void *)g->map_start, g->map_bytes);
+  }
+  __kmp_pt_private_retire(r->dirty, r->map_bytes);
+  g->map_start = (uintptr_t)r->dirty;
+  g->map_bytes = r->map_bytes;
+  g->node = node;
+  __kmp_ro_describe(it, &g->desc);
+  g->start = (uintptr_t)r->map;
+  __atomic_store_n(&g->end, (uintptr_t)r->map + (it->mend - it->mbase),
+                   __ATOMIC_RELEASE);
+}
+
 void __kmp_ro_free_replicas(kmp_ro_item *it) {
   for (int n = 0; n < KMP_RO_MAX_NODES; n++) {
     kmp_ro_replica *r = &it->rep[n];
     if (r->map)
-      __kmp_pt_private_free(r->dirty, r->map_bytes);
+      ro_bury(it, r, n);
     r->map = NULL;
     r->dirty = NULL;
     r->map_bytes = 0;
     r->ready = 0;
     r->busy = 0;
+    r->closed = 0;
   }
 }
 
@@ -204,6 +245,7 @@ void __kmp_ro_replicas_disown(kmp_ro_item *it) {
     r->map_bytes = 0;
     r->ready = 0;
     r->busy = 0;
+    r->closed = 0;
   }
 }
 

@@ -2,12 +2,15 @@
 // replicas; KMP_NEXTTOUCH_FORCE=1).  A seeded sequence of steps over a pool
 // of buffers (mmap'ed and malloc'ed), each with a shadow copy of its bytes:
 //   region:   a random list of buffers (also two overlapping parts of one
-//             buffer, and buffers listed twice through nested regions);
-//             every thread of the team reads every item through its
-//             pointer and compares it with the shadow;
+//             buffer, and buffers listed twice through nested regions),
+//             begun by the initial thread, by a task of another team, or
+//             by a thread outside OpenMP (a root of its own); every thread
+//             of the team reads every item through its pointer and
+//             compares it with the shadow;
 //   write:    serial code writes random bytes;
 //   thread:   a thread outside OpenMP writes random bytes;
-//   read:     read(2) from a pipe into a buffer (a kernel write);
+//   read:     read(2) from a pipe, or pread(2) from a file, into a buffer
+//             (a kernel write);
 //   discard:  madvise(MADV_DONTNEED) on an mmap'ed buffer (zeros);
 //   protect:  mprotect(RW), a write, mprotect(R), then mprotect(RW);
 //   move:     mremap of an mmap'ed buffer to a new address (and its shadow
@@ -119,6 +122,36 @@ static void region(int n, const int *which, const size_t *offs,
   mismatches += bad;
 }
 
+// The region begun where `from` says: 0 the initial thread, 1 a task of a
+// team (run by any of its threads, the region nested in it), 2 a thread
+// outside OpenMP.
+struct region_args {
+  int n, nested;
+  const int *which;
+  const size_t *offs, *lens;
+};
+static void *region_thread(void *arg) {
+  struct region_args *r = (struct region_args *)arg;
+  region(r->n, r->which, r->offs, r->lens, r->nested);
+  return NULL;
+}
+static void region_from(int from, struct region_args *r) {
+  if (from == 1) {
+#pragma omp parallel num_threads(2)
+#pragma omp single
+#pragma omp task
+    region_thread(r);
+  } else if (from == 2) {
+    pthread_t t;
+    NT_CHECK(pthread_create(&t, NULL, region_thread, r) == 0, "pthread");
+    pthread_join(t, NULL);
+  } else {
+    region_thread(r);
+  }
+}
+
+static int file_fd = -1; // a temporary file for pread(2)
+
 struct thread_write {
   struct buf *b;
   size_t off, n;
@@ -157,7 +190,8 @@ static void step(int s) {
         part(&bufs[which[j]], &offs[j], &lens[j]);
       }
     }
-    region(k, which, offs, lens, rnd(4) == 0);
+    struct region_args r = {k, rnd(4) == 0, which, offs, lens};
+    region_from(rnd(4) % 3, &r);
     break;
   }
   case 4: // write
@@ -176,14 +210,21 @@ static void step(int s) {
     break;
   }
   case 6: { // read
-    int fd[2];
-    if (pipe(fd))
-      break;
     part(b, &off, &n);
     if (n > 4096)
       n = 4096;
     char data[4096];
     memset(data, rnd(256), n);
+    if (rnd(2) && file_fd >= 0) {
+      off_t at = (off_t)rnd(4) * 4096;
+      if (pwrite(file_fd, data, n, at) == (ssize_t)n &&
+          pread(file_fd, b->p + off, n, at) == (ssize_t)n)
+        memcpy(b->shadow + off, data, n);
+      break;
+    }
+    int fd[2];
+    if (pipe(fd))
+      break;
     if (write(fd[1], data, n) == (ssize_t)n &&
         read(fd[0], b->p + off, n) == (ssize_t)n)
       memcpy(b->shadow + off, data, n);
@@ -273,6 +314,10 @@ int main(int argc, char **argv) {
   const char *scale = argc > 2 ? argv[2] : getenv("NT_STRESS_SCALE");
   if (scale && atoi(scale) > 1)
     steps *= atoi(scale);
+  char path[] = "/tmp/readonly_model.XXXXXX";
+  file_fd = mkstemp(path);
+  if (file_fd >= 0)
+    unlink(path);
   for (int i = 0; i < NBUF; i++)
     new_buf(&bufs[i]);
   for (int s = 0; s < steps && !nt_failures && !mismatches; s++)

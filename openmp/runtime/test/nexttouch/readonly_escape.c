@@ -1,0 +1,122 @@
+// A pointer into a readonly list item taken in its region (best = &a[i])
+// and used after it: it either works and reads the current data, or the
+// program stops with a message that names the item and the rule -- never
+// stale data, never a plain SIGSEGV.  With replicas (KMP_READONLY_FORCE)
+// such a pointer may point into the thread's node's copy: the parts of it
+// the program wrote since are inaccessible (all of it between regions for
+// an item that shares pages with other data), and a dropped copy's
+// addresses stay reserved.
+//   stale     used after the region, after a write to the item: stopped
+//   unchanged used after the region, nothing written: reads the data
+//   heap      an item on the heap (shares its first and last page), used
+//             after the region: stopped
+//   dropped   used after kmp_readonly_release dropped the copy: stopped
+//   write     a write through it after the region: stopped
+//   again    used inside a later region that lists the item again, after a
+//            serial write: reads the current value
+//   home     no replica (one node, not forced): a pointer into the
+//            original, current after the region
+//   status   the exit status of "stale" is death by SIGABRT (a child)
+// RUN: %libomp-compile
+// RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run stale 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
+// RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %libomp-run unchanged 2>&1 | FileCheck %s --check-prefix=UNCHANGED
+// RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run heap 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
+// RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run dropped 2>&1 | FileCheck %s --check-prefixes=TRAP,DROPPED
+// RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run write 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
+// RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %libomp-run again 2>&1 | FileCheck %s --check-prefix=AGAIN
+// RUN: env OMP_NUM_THREADS=2 %libomp-run home 2>&1 | FileCheck %s --check-prefix=HOME
+// RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %libomp-run status 2>&1 | FileCheck %s --check-prefix=STATUS
+// REQUIRES: linux
+//
+// TRAP: OMP: Error #{{[0-9]+}}: readonly at {{.*}}readonly_escape.c:{{[0-9]+}}:{{[0-9]+}} (region): list item 0 'a[0:n]' (0x{{[0-9a-f]+}}, 409600 bytes) was used through a pointer into
+// STALE-SAME: its copy (address 0x{{[0-9a-f]+}} in its replica on node 0, OS thread {{[0-9]+}}) after the region ended.
+// DROPPED-SAME: a copy of it (address 0x{{[0-9a-f]+}} in its replica on node 0, OS thread {{[0-9]+}}) after the copy was dropped.
+// TRAP-NEXT: OMP: Hint A pointer into a readonly list item taken in the region
+// TRAP-NOT: NOT REACHED
+//
+// UNCHANGED: readonly_escape unchanged: PASS
+// AGAIN: readonly_escape again: PASS
+// HOME: readonly_escape home: PASS
+// STATUS: readonly_escape status: PASS
+#include "nexttouch_test.h"
+#include <signal.h>
+#include <sys/wait.h>
+
+enum { N = 51200 };
+static double *a;
+
+// The address of a[5] as thread 0 of a region listing a saw it, and the sum
+// the region read.
+static double *region(double *seen) {
+  double *best = NULL;
+  long n = N;
+  double sum = 0;
+#pragma omp parallel num_threads(2) readonly(a[0 : n]) reduction(+ : sum)
+  {
+    if (omp_get_thread_num() == 0)
+      best = &a[5];
+    sum += a[omp_get_thread_num()];
+  }
+  if (seen)
+    *seen = sum;
+  return best;
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "stale";
+  a = !strcmp(mode, "heap") ? (double *)malloc(N * sizeof(double))
+                             : (double *)nt_map(N * sizeof(double));
+  for (long i = 0; i < N; i++)
+    a[i] = i % 7;
+  if (!strcmp(mode, "status")) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+      double *p = region(NULL);
+      a[5] = 3;
+      printf("%g\n", *p);
+      _exit(0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    NT_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "status %d", st);
+    return nt_done("readonly_escape status");
+  }
+  double *p = region(NULL);
+  if (!strcmp(mode, "again") || !strcmp(mode, "home")) {
+    a[5] = 11; // a serial write between regions
+    double *q = NULL;
+    if (!strcmp(mode, "again")) {
+      // Inside a region that lists the item again the copy is current.
+      double got = 0;
+      long n = N;
+#pragma omp parallel num_threads(2) readonly(a[0 : n])
+      {
+#pragma omp master
+        got = *p;
+      }
+      NT_CHECK(got == 11, "read %g through the kept pointer, want 11", got);
+    } else {
+      q = region(NULL);
+      NT_CHECK(p == q && p == &a[5], "no replica: pointers into the original");
+      NT_CHECK(*p == 11, "read %g, want 11", *p);
+    }
+    return nt_done(!strcmp(mode, "again") ? "readonly_escape again"
+                                          : "readonly_escape home");
+  }
+  NT_CHECK(p != &a[5], "forced: thread 0 read a replica");
+  if (!strcmp(mode, "unchanged")) {
+    NT_CHECK(*p == 5, "read %g through the kept pointer, want 5", *p);
+    return nt_done("readonly_escape unchanged");
+  }
+  if (strcmp(mode, "heap"))
+    a[5] = 3; // the original changes: the copy would be stale
+  if (!strcmp(mode, "dropped"))
+    NT_CHECK(kmp_readonly_release(a, N * sizeof(double)) == 0, "release");
+  if (!strcmp(mode, "write"))
+    *p = 4;
+  else
+    printf("read %g\n", *p);
+  printf("NOT REACHED\n");
+  return 0;
+}
