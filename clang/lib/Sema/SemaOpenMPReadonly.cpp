@@ -25,7 +25,13 @@
 // - the clause's pre-init statement declares the region's data, an implicit
 //   'void *[N + 1]' of the encountering thread that the parallel region
 //   captures (SemaOpenMP::ActOnOpenMPRegionEnd captures the pre-init
-//   declarations of the clauses of a capturing construct).
+//   declarations of the clauses of a capturing construct);
+// - an address derived from a redirected variable ('&a[i]', 'a + i', 'a')
+//   that the region stores where it outlives the region (a variable declared
+//   outside it and not privatized, or a member of one) draws a warning: in
+//   the region it may point into the thread's node's replica, which the
+//   runtime makes inaccessible where the program writes the item after the
+//   region.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,12 +40,14 @@
 #include "clang/AST/OpenMPClause.h"
 #include "clang/AST/OpenMPMemoryRange.h"
 #include "clang/AST/OpenMPReadonly.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/OpenMPKinds.h"
 #include "clang/Sema/Sema.h"
 #include "clang/Sema/SemaOpenMP.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
 
@@ -160,4 +168,129 @@ bool SemaOpenMP::checkOpenMPReadonlyClause(ArrayRef<OMPClause *> Clauses) {
     }
   }
   return Error;
+}
+
+namespace {
+// Finds the assignments of a region's body that store an address derived
+// from a redirected variable of the 'readonly' clause where it outlives the
+// region.
+class ReadonlyEscapeFinder
+    : public RecursiveASTVisitor<ReadonlyEscapeFinder> {
+public:
+  ReadonlyEscapeFinder(Sema &S,
+                       const llvm::SmallPtrSetImpl<const VarDecl *> &Bases,
+                       const llvm::SmallPtrSetImpl<const VarDecl *> &Private)
+      : S(S), Bases(Bases), Private(Private) {}
+
+  bool VisitDeclStmt(DeclStmt *DS) {
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D))
+        Local.insert(VD->getCanonicalDecl());
+    return true;
+  }
+
+  bool VisitBinaryOperator(BinaryOperator *BO) {
+    if (BO->getOpcode() != BO_Assign || !BO->getType()->isPointerType())
+      return true;
+    const VarDecl *To = storage(BO->getLHS());
+    const VarDecl *From = base(BO->getRHS());
+    if (!To || !From || Local.count(To) || Private.count(To) ||
+        Bases.count(To))
+      return true;
+    S.Diag(BO->getOperatorLoc(), diag::warn_omp_readonly_address_escapes)
+        << From << To << BO->getSourceRange();
+    return true;
+  }
+
+private:
+  // The variable whose storage an lvalue is in: 'v', 'v.m', 'v[i]'.
+  static const VarDecl *storage(const Expr *E) {
+    for (;;) {
+      E = E->IgnoreParenImpCasts();
+      if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+        if (ME->isArrow())
+          return nullptr;
+        E = ME->getBase();
+      } else if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(E)) {
+        // An element of an array (not of what a pointer points to).
+        E = ASE->getBase()->IgnoreParenImpCasts();
+        if (!E->getType()->isArrayType())
+          return nullptr;
+      } else {
+        break;
+      }
+    }
+    const auto *DRE = dyn_cast<DeclRefExpr>(E);
+    const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    return VD ? VD->getCanonicalDecl() : nullptr;
+  }
+
+  // The redirected variable an address is derived from: 'a', '&a[i]',
+  // '&a[i].m', 'a + i', or null.
+  const VarDecl *base(const Expr *E) const {
+    E = E->IgnoreParenCasts();
+    if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+      if (UO->getOpcode() != UO_AddrOf)
+        return nullptr;
+      E = UO->getSubExpr();
+      for (;;) {
+        E = E->IgnoreParenImpCasts();
+        if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(E))
+          E = ASE->getBase();
+        else if (const auto *ME = dyn_cast<MemberExpr>(E))
+          E = ME->getBase();
+        else
+          break;
+      }
+    } else if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+      if (!BO->isAdditiveOp())
+        return nullptr;
+      return base(BO->getLHS()->getType()->isPointerType() ? BO->getLHS()
+                                                            : BO->getRHS());
+    }
+    const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    return VD && Bases.count(VD->getCanonicalDecl()) ? VD->getCanonicalDecl()
+                                                     : nullptr;
+  }
+
+  Sema &S;
+  const llvm::SmallPtrSetImpl<const VarDecl *> &Bases;
+  const llvm::SmallPtrSetImpl<const VarDecl *> &Private;
+  llvm::SmallPtrSet<const VarDecl *, 8> Local;
+};
+} // namespace
+
+void SemaOpenMP::checkOpenMPReadonlyEscapes(ArrayRef<OMPClause *> Clauses,
+                                            Stmt *Body) {
+  // SIMD-only and device compilations read the originals (see above).
+  const LangOptions &LO = getLangOpts();
+  if (!Body || SemaRef.CurContext->isDependentContext() || LO.OpenMPSimd ||
+      LO.OpenMPIsTargetDevice)
+    return;
+  llvm::SmallPtrSet<const VarDecl *, 8> Bases, Private;
+  for (const OMPClause *C : Clauses) {
+    if (const auto *RO = dyn_cast_or_null<OMPReadonlyClause>(C)) {
+      for (const Expr *Item : RO->varlist())
+        if (OpenMPReadonlyBase B = getOpenMPReadonlyBase(Item);
+            B.Var && !B.Field)
+          Bases.insert(B.Var->getCanonicalDecl());
+      continue;
+    }
+    // A privatized variable dies with the region ('lastprivate' and
+    // 'reduction' copy out).
+    if (!C || (C->getClauseKind() != llvm::omp::OMPC_private &&
+               C->getClauseKind() != llvm::omp::OMPC_firstprivate))
+      continue;
+    for (const Stmt *Child : C->children()) {
+      const auto *E = dyn_cast_or_null<Expr>(Child);
+      const auto *DRE =
+          E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
+      if (const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr)
+        Private.insert(VD->getCanonicalDecl());
+    }
+  }
+  if (Bases.empty())
+    return;
+  ReadonlyEscapeFinder(SemaRef, Bases, Private).TraverseStmt(Body);
 }
