@@ -127,6 +127,7 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
   int first = 0;
   kmp_pt_vma *vmas = NULL;
   int nvmas = -1;
+  kmp_pt_range my_stack = {0, 0};
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
   for (int i = 0; i < n; i++) {
     uintptr_t start, end;
@@ -143,9 +144,12 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
     // The range is checked whether or not requests are recorded here: a
     // program gets the same code on one node as on many.
     if (rc == 0) {
-      if (nvmas < 0)
+      if (nvmas < 0) {
         nvmas = __kmp_pt_read_maps(&vmas, 0);
-      rc = nvmas < 0 ? ENOMEM : __kmp_nt_check_range(vmas, nvmas, start, end);
+        __kmp_pt_my_stack(&my_stack.start, &my_stack.end);
+      }
+      rc = nvmas < 0 ? ENOMEM
+                     : __kmp_nt_check_range(vmas, nvmas, start, end, &my_stack);
     }
     if (rc == 0 && !__kmp_nt_active) {
       KMP_PT_ADD(noop_requests, 1);

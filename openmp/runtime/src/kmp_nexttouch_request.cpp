@@ -156,10 +156,8 @@ static int nt_armed(uintptr_t a, uintptr_t b) {
 }
 
 int __kmp_nt_check_range(const kmp_pt_vma *v, int n, uintptr_t start,
-                         uintptr_t end) {
-  uintptr_t lo, hi;
-  __kmp_pt_my_stack(&lo, &hi);
-  if (start < hi && end > lo)
+                         uintptr_t end, const kmp_pt_range *my_stack) {
+  if (start < my_stack->end && end > my_stack->start)
     return EINVAL;
   uintptr_t at = start;
   for (int i = 0; i < n && at < end; i++) {

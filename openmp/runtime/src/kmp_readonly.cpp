@@ -207,9 +207,10 @@ static void ro_initialize() {
 }
 
 // The stacks of the threads the runtime knows, on which a region may list
-// items: its workers' (known exactly) and its other root threads' (asked of
-// the C library; the initial thread's is the [stack] VMA, which the maps v
-// mark).  *out is allocated with __kmp_allocate; returns their number.
+// items: the calling thread's (guard included), its workers' (known
+// exactly) and its other root threads' (asked of the C library; the initial
+// thread's is the [stack] VMA, which the maps v mark).  *out is allocated
+// with __kmp_allocate; returns their number.
 // Under __kmp_forkjoin_lock (no thread is reaped meanwhile), taken before
 // __kmp_ro_lock as at shutdown, where __kmp_cleanup drops the items with it
 // held.
@@ -219,11 +220,12 @@ static int ro_thread_stacks(kmp_pt_range **out, const kmp_pt_vma *v, int nv) {
     return 0;
   int k = 0;
   __kmp_acquire_bootstrap_lock(&__kmp_forkjoin_lock);
-  int cap = __kmp_threads_capacity;
-  kmp_pt_range *r = NULL;
-  if (TCR_4(__kmp_init_serial) && __kmp_threads && cap > 0)
-    r = (kmp_pt_range *)__kmp_allocate(sizeof(kmp_pt_range) * cap);
-  for (int i = 0; r && i < cap; i++) {
+  int cap = __kmp_threads ? __kmp_threads_capacity : 0;
+  kmp_pt_range *r =
+      (kmp_pt_range *)__kmp_allocate(sizeof(kmp_pt_range) * (cap + 1));
+  __kmp_pt_my_stack(&r[k].start, &r[k].end);
+  k++;
+  for (int i = 0; i < cap; i++) {
     kmp_info_t *th = __kmp_threads[i];
     if (!th)
       continue;

@@ -238,24 +238,9 @@ static kmp_ro_item *ro_new(uintptr_t base, uintptr_t end, int prot, int kind,
   return it;
 }
 
-// The calling thread's stack, guard included.
-static int ro_on_my_stack(uintptr_t s, uintptr_t e) {
-  pthread_attr_t attr;
-  void *addr;
-  size_t size, guard = 0;
-  int on = 0;
-  if (pthread_getattr_np(pthread_self(), &attr) != 0)
-    return 0;
-  if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-    pthread_attr_getguardsize(&attr, &guard);
-    on = s < (uintptr_t)addr + size && e > (uintptr_t)addr - guard;
-  }
-  pthread_attr_destroy(&attr);
-  return on;
-}
-
 // What [base, end) is: 0 with *prot, *kind and its first VMA, or an errno.
-// stacks: the stacks of the threads the runtime knows.
+// stacks: the calling thread's stack and those of the threads the runtime
+// knows.
 static int ro_classify(uintptr_t base, uintptr_t end, const kmp_pt_vma *v,
                        int n, const kmp_pt_range *stacks, int nstacks,
                        int *prot, int *kind, const kmp_pt_vma **first) {
@@ -299,8 +284,6 @@ static int ro_classify(uintptr_t base, uintptr_t end, const kmp_pt_vma *v,
   }
   // On a thread's stack, its pages are reused by other frames later: only
   // protected while a region lists it.
-  if (ro_on_my_stack(mb, me))
-    *kind |= KMP_RO_NOKEEP;
   for (int i = 0; i < nstacks; i++)
     if (mb < stacks[i].end && me > stacks[i].start)
       *kind |= KMP_RO_NOKEEP;
