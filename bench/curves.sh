@@ -9,8 +9,8 @@
 #   ranges   bench/arm_ranges.c: N disjoint one-page ranges requested (one
 #            directive call with N ranges, and N API calls), armed at one
 #            fork and touched, for each N of RANGES, REPS times: natively
-#            (KMP_NEXTTOUCH_FORCE=1, real microseconds) and in the 2-node
-#            guest;
+#            (KMP_NEXTTOUCH_FORCE=1, real microseconds) and, for each N of
+#            GUEST_RANGES (default RANGES), in the 2-node guest;
 #   threads  bench/region_cost.c: the per-region cost of readonly with
 #            RC_ITEMS cached, unchanged items against the number of threads:
 #            natively (THREADS; the host has 2 cores: more threads share
@@ -18,7 +18,8 @@
 #
 #   bench/curves.sh [run | parts DIR | report DIR]    (bench/lib.sh)
 #   SIZES="16 32 64 128 256 512" REPS=3 RANGES="1 10 100 1000 10000"
-#   THREADS="1 2 4 8" RC_ITEMS=16 RC_REGIONS=20 RC_BLOCKS=8     (defaults)
+#   GUEST_RANGES=$RANGES THREADS="1 2 4 8" RC_ITEMS=16 RC_REGIONS=20 RC_BLOCKS=8
+#             (defaults)
 #   HOST=0    no native part
 #
 # The largest size is what a guest node holds (1 GiB per node: the array
@@ -30,6 +31,7 @@ FAMILY=curves
 sizes=${SIZES:-16 32 64 128 256 512}
 reps=${REPS:-3}
 ranges=${RANGES:-1 10 100 1000 10000}
+guest_ranges=${GUEST_RANGES:-$ranges}
 threads=${THREADS:-1 2 4 8}
 rc_items=${RC_ITEMS:-16}
 rc_regions=${RC_REGIONS:-20}
@@ -50,7 +52,8 @@ region() {
 
 parts() {
   local m n
-  param "sizes ${sizes// /,} MiB, $reps repetitions; ranges ${ranges// /,}; per-region cost" \
+  param "sizes ${sizes// /,} MiB, $reps repetitions; ranges ${ranges// /,} (guest" \
+    "${guest_ranges// /,}); per-region cost" \
     "with $rc_items items, $rc_blocks blocks of $rc_regions regions (native: 10 times)," \
     "threads ${threads// /,} native$([ "$host" = 1 ] || echo " (not run)"), 1..nodes in the guests"
   {
@@ -60,7 +63,7 @@ parts() {
       echo "$DIR/bin/nexttouch_dist $m $reps ours-default,oracle || echo CURVE_FAIL size=$m"
       echo "$DIR/bin/reference_nexttouch $m $reps || echo CURVE_FAIL reference=$m"
     done
-    echo "echo CURVE_RANGES; $DIR/bin/arm_ranges $(echo $ranges | tr ' ' ,) $reps ||" \
+    echo "echo CURVE_RANGES; $DIR/bin/arm_ranges $(echo $guest_ranges | tr ' ' ,) $reps ||" \
       "echo CURVE_FAIL ranges"
     region 1,2 "$rc_regions"
   } | part curves-2n 2

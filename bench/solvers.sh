@@ -18,6 +18,13 @@
 #                     (4 vCPUs on 2 host cores: placement only).
 #
 #   bench/solvers.sh [run | parts DIR | report DIR]    (bench/lib.sh)
+#   bench/solvers.sh profile   where nexttouch's one-time overhead goes: in
+#                   one 2-node guest, REPS times, nexttouch with the default
+#                   settings, a fixed window of 64 and of 512 pages
+#                   (KMP_NEXTTOUCH_WINDOW) and KMP_NEXTTOUCH_MECHANISM=
+#                   move_pages, beside the oracle, none and ideal; the
+#                   engine's faults, timers and start-up per setting
+#                   (build/bench/solvers-profile)
 #   REPS=3 AUTONUMA_SECONDS=20 AUTONUMA_REPS=3     (defaults)
 #   JACOBI_ARGS="1022 60" CG_ARGS="100000 60"      N per side, sweeps; rows,
 #                                                  iterations (36 per solve)
@@ -68,7 +75,7 @@ vmstat() { echo "NT_VMSTAT when=$1 $(grep '^numa_' /proc/vmstat | tr ' \n' '= ')
 run() {
   v=$1 p=$2
   shift 2
-  echo "NT_RUN rep=$REP prog=$p variant=$v bind=$OMP_PROC_BIND places=$OMP_PLACES threads=$OMP_NUM_THREADS"
+  echo "NT_RUN rep=$REP prog=$p variant=$v bind=$OMP_PROC_BIND places=$OMP_PLACES threads=$OMP_NUM_THREADS setting=${SETTING:-default}"
   [ "$v" = autonuma ] && vmstat before
   if [ "$v" = interleave ]; then
     numactl --interleave=all ./"$p" --variant="$v" "$@"
@@ -149,4 +156,36 @@ parts() {
 
 report() { $PY "$REPORT" solvers "$DIR"; }
 
-driver_main "$@"
+# The profile: the engine's settings that change its number of faults.
+profile() {
+  local d=$TOP/build/bench/solvers-profile r s
+  rm -rf "$d"
+  setup_dir "$d"
+  build
+  param "profile: jacobi $jacobi_args, cg3d $cg_args, $reps repetitions"
+  {
+    prelude profile 2 0
+    echo "export OMP_NUM_THREADS=2 $OMP_SPREAD NT_APP_WARM=1"
+    for r in $(seq 1 "$reps"); do
+      echo "REP=$r"
+      for s in KMP_NEXTTOUCH_WINDOW=adaptive KMP_NEXTTOUCH_WINDOW=64 KMP_NEXTTOUCH_WINDOW=512 \
+        KMP_NEXTTOUCH_MECHANISM=move_pages; do
+        echo "export SETTING=$s $s"
+        echo "run nexttouch jacobi $jacobi_args; run nexttouch cg3d $cg_cache $cg_args"
+        echo "unset SETTING ${s%%=*}"
+      done
+      for s in oracle none ideal; do
+        echo "run $s jacobi $jacobi_args; run $s cg3d $cg_cache $cg_args"
+      done
+    done
+  } | part solvers-profile 2
+  local rc=0
+  guests || rc=1
+  $PY "$REPORT" solvers-profile "$d" || rc=1
+  return $rc
+}
+
+case ${1:-run} in
+profile) profile ;;
+*) driver_main "$@" ;;
+esac

@@ -27,13 +27,14 @@ step() { echo "== bench-suite [$(($(date +%s) - T0)) s]: $*" >&2; }
 # The reduced sizes keep each figure's meaning: the same variants, patterns
 # and bindings, every run verified, ratios within one guest. CG needs at
 # least one whole solve (about 35 iterations at 30 000 rows).
-dist_env=(BENCH_MIB=128 BENCH_PAIRS=24 BENCH_REF_MIB=64 BENCH_REPS=3 BENCH_HOST_MIB=64)
+dist_env=(BENCH_MIB=128 BENCH_PAIRS=24 BENCH_REF_MIB=64 BENCH_REPS=3 BENCH_HOST_MIB=64
+          BENCH_SEED_PAIRS=2 BENCH_SEED_REPS=2)
 acc_env=(MIB=64 WINDOWS=default)
 sol_env=(REPS=5 JACOBI_ARGS="510 40" CG_ARGS="30000 40" AUTONUMA_SECONDS=8
          AUTONUMA_REPS=1 JACOBI_SWEEP_ARGS="510 10" CG_SWEEP_ARGS="10000 40")
 ro_env=(N=2048 ITERS=8 REPS=4 NODES="2 4" RC_REGIONS=10 RC_BLOCKS=6)
-cur_env=(SIZES="16 32 64 128" REPS=2 RANGES="1 10 100 1000 10000" THREADS="1 2 4 8"
-         RC_REGIONS=10 RC_BLOCKS=6)
+cur_env=(SIZES="16 32 64 128" REPS=2 RANGES="1 10 100 1000 10000"
+         GUEST_RANGES="1 10 100 1000" THREADS="1 2 4 8" RC_REGIONS=10 RC_BLOCKS=6)
 if [ "$full" = 1 ]; then dist_env=() acc_env=() sol_env=() ro_env=() cur_env=(); fi
 
 # family NAME COMMAND DIR: one driver's step with its environment.
