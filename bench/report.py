@@ -12,8 +12,12 @@ usage: bench/report.py COMMAND DIR
   readonly DIR   DIR/readonly/: readonly.csv, readonly-table.txt (printed)
   solvers DIR    DIR/solvers/: solvers-{runs,iter,arrays}.csv,
                  solvers-summary.txt (printed), solvers-*.png
+  solvers-profile DIR   bench/solvers.sh profile: DIR/solvers-profile/profile.txt
+                 (printed)
+  curves DIR     DIR/curves/: curves-{size,ranges,threads}.csv,
+                 curves-summary.txt (printed), curves.png
   summary DIR    every target met or missed with its figure: DIR/summary.txt
-                 (printed); needs the four families' reports
+                 (printed); needs the five families' reports
   page DIR       bench/results/ afresh (the files docs/Benchmarks.rst shows)
                  and the page's generated results section
 
@@ -467,10 +471,60 @@ def dist_plot(path, png):
     p.close(fig)
 
 
+# The RFC's own configuration (Lankes' RFC: 512 MB, 8 threads, 2 nodes;
+# user-level next-touch 2518 ms, the kernel's 366 ms).
+RFC_SEED = {"reference_ms": 2518.0, "kernel_ms": 366.0}
+
+
+def dist_seed(d):
+    """The seed part (bench/dist.sh, dist-seed): ours/oracle per pair and
+    reference/ours of the medians, or None."""
+    text = read(log_path(d, "dist-seed"))
+    hdr, rows = None, []
+    for line in text.splitlines():
+        if line.startswith("csv,where"):
+            hdr = line.split(",")[1:]
+        elif line.startswith("csv,") and hdr:
+            rows.append(dict(zip(hdr, line.split(",")[1:])))
+    if not rows:
+        return None
+    t = lambda v: [float(r["time_ms"]) for r in rows if r["variant"] == v]
+    pairs = {}
+    for r in rows:
+        if r["variant"] in ("ours-default", "oracle"):
+            pairs.setdefault(r["rep"], {})[r["variant"]] = float(r["time_ms"])
+    ratios = [p["ours-default"] / p["oracle"] for p in pairs.values() if len(p) == 2]
+    ours, orc, ref = t("ours-default"), t("oracle"), t("reference")
+    return {"mib": int(rows[0]["mib"]), "threads": int(rows[0]["threads"]),
+            "ours": ours, "oracle": orc, "reference": ref, "ratios": ratios,
+            "ours_oracle": med(ratios), "ref_ours": med(ref) / med(ours) if ref and ours else None,
+            "ok": all(r["checksum"] == "ok" for r in rows) and part_rc(d, "dist-seed") == 0,
+            "local": min(float(r["local_pct"]) for r in rows if r["variant"] != "none")}
+
+
+def dist_seed_lines(x):
+    rfc = RFC_SEED["reference_ms"] / RFC_SEED["kernel_ms"]
+    return ["the RFC's configuration, %d MiB, %d threads, 2 nodes (emulated): ours %.0f ms "
+            "(median of %d, %.0f-%.0f), oracle %.0f ms (%d), reference %s ms (%d); ours/oracle "
+            "per pair median %s (%s); reference/ours %s, against the RFC's 2518 ms / 366 ms = "
+            "%.1f; local pages min %.1f %%" % (
+                x["mib"], x["threads"], med(x["ours"]), len(x["ours"]), min(x["ours"]),
+                max(x["ours"]), med(x["oracle"]), len(x["oracle"]),
+                fmt(med(x["reference"]), ".0f"), len(x["reference"]),
+                fmt(x["ours_oracle"], ".2f"),
+                ", ".join("%.2f" % r for r in x["ratios"]), fmt(x["ref_ours"], ".1f"), rfc,
+                x["local"])]
+
+
 def cmd_dist(d):
     o = outdir(d, "dist")
+    seed = dist_seed(d)
+    if seed:
+        print("\n".join(dist_seed_lines(seed)))
     path = dist_write_csv(d, o)
     rc = part_rc(d, "dist-2n")
+    if path is None and seed:
+        return 0 if seed["ok"] else 1
     if path is None:
         print("dist: no guest rows (guest part exit %s); see %s" % (rc, log_path(d, "dist-2n")))
         return 1
@@ -878,9 +932,9 @@ SOL_COLORS = {"none": "#888888", "nexttouch": "#d62728", "oracle": "#ff7f0e",
 SOL_BOOTS = ["main", "autonuma", "sweep-2n", "sweep-4n"]
 
 
-def sol_parse(rundir):
+def sol_parse(rundir, which=SOL_BOOTS):
     boots, runs = {}, []
-    for b in SOL_BOOTS:
+    for b in which:
         path = log_path(rundir, "solvers-" + b)
         if not os.path.exists(path):
             continue
@@ -1786,6 +1840,62 @@ def cmd_curves(d):
     return 1 if bad else 0
 
 
+def cmd_solvers_profile(d):
+    """bench/solvers.sh profile: per program and setting, medians over the
+    repetitions of nexttouch's one-time overhead (with and without the
+    engine's start-up) against the oracle's, and the engine's profile."""
+    boots, runs = sol_parse(d, ["profile"])
+    if not runs:
+        print("solvers-profile: no runs in %s" % os.path.join(d, "logs"))
+        return 1
+    sol_derive(boots, runs)
+    L = ["where nexttouch's one-time overhead goes (2 nodes, 2 threads, emulated ms; medians "
+         "over %d repetitions; O = start-up + directive + iteration 1 - none's iteration 1 of "
+         "the same repetition)" % max(int(r["rep"]) for r in runs)]
+    for p in SOL_PROGS:
+        rs = [r for r in runs if r["prog"] == p]
+        none = {r["rep"]: r["t1"] for r in rs if r["variant"] == "none"}
+        orc = [sol_overhead(r, none[r["rep"]]) for r in rs
+               if r["variant"] == "oracle" and r["rep"] in none]
+        L.append("")
+        L.append("%s: oracle O %s ms (move_pages %s ms, %s calls); none iteration 1 %s ms; "
+                 "ideal iteration %s ms" % (
+                     p, fmt(med(orc), ".1f"),
+                     fmt(med([num(r.get("oracle", {}).get("ms")) for r in rs
+                              if r["variant"] == "oracle"]), ".1f"),
+                     fmt(med([num(r.get("oracle", {}).get("calls")) for r in rs
+                              if r["variant"] == "oracle"]), ".0f"),
+                     fmt(med(list(none.values())), ".1f"),
+                     fmt(med([r["tmed"] for r in rs if r["variant"] == "ideal"]), ".1f")))
+        L.append("  %-34s %5s %7s %7s %7s %7s %6s %7s %8s %7s %7s %7s" % (
+            "setting", "runs", "O", "/oracle", "-start", "startup", "dir", "iter1", "faults",
+            "pg/flt", "arm", "fault*"))
+        for st in sorted({r.get("setting", "default") for r in rs if r["variant"] == "nexttouch"}):
+            nt = [r for r in rs if r["variant"] == "nexttouch" and r.get("setting") == st
+                  and r["rep"] in none]
+            if not nt:
+                continue
+            o = [sol_overhead(r, none[r["rep"]]) for r in nt]
+            sm = lambda k: med([num(r.get("summary", {}).get(k)) for r in nt])
+            su = med([sol_startup(r) for r in nt])
+            L.append("  %-34s %5d %7.1f %7s %7s %7s %6s %7s %8s %7s %7s %7s" % (
+                st, len(nt), med(o), fmt(med(o) / med(orc) if orc and med(orc) else None, ".2f"),
+                fmt((med(o) - su) / med(orc) if orc and med(orc) else None, ".2f"),
+                fmt(su, ".1f"),
+                fmt(med([r["directive_ms"] for r in nt]), ".1f"),
+                fmt(med([r["t1"] for r in nt]), ".1f"), fmt(sm("faults"), ".0f"),
+                fmt(sm("pages_armed") / sm("faults") if sm("faults") else None, ".1f"),
+                fmt(sm("arm_ms"), ".1f"), fmt(sm("fault_ms"), ".1f")))
+    L.append("")
+    L.append("(/oracle: O over the oracle's O; -start: the same without the engine's start-up; "
+             "* the time in the fault path, summed over the threads)")
+    o = outdir(d, "solvers-profile")
+    open(os.path.join(o, "profile.txt"), "w").write("\n".join(L) + "\n")
+    print("\n".join(L))
+    bad = [r for r in runs if r["result"] != "VERIFIED" or r.get("rc") != "0"]
+    return 1 if bad or part_rc(d, "solvers-profile") != 0 else 0
+
+
 # ---------------------------------------------------------------- summary
 
 def mark(ok):
@@ -1800,6 +1910,7 @@ def figures(d):
     if os.path.exists(path):
         F["dist_meta"], F["dist_rows"] = dist_load(path)
         F["dist"] = dist_figures(F["dist_rows"])
+    F["dist_seed"] = dist_seed(d)
     F["acc_rows"], F["acc_bad"] = acc_rows(d)
     F["sol_boots"], F["sol_runs"], _, F["sol"] = sol_analysis(d)
     F["rc_rows"] = []
@@ -1828,6 +1939,10 @@ def sum_dist(F, L):
                      p["q1"], p["q3"], p["ci"][0], p["ci"][1], p["mib"]))
     else:
         L.append("   [MISSED] ours/oracle: no pairs measured")
+    seed = F.get("dist_seed")
+    if seed:
+        L.append("   " + dist_seed_lines(seed)[0])
+        ok = ok and seed["ok"]
     r = f.get("ref_ours")
     if r:
         L.append("   [%s] reference/ours >= %.0f: %.1f (medians of %d; slowest ours vs "
@@ -2200,6 +2315,8 @@ def page_dist(F):
               "time over the no-migration loop):" % (f["native_mib"], f["native_n"]), ""]
         L += rst_table(["variant", "µs per page"], [[v, "%.2f" % x] for v, x in n.items()],
                        right=(1,))
+    if F.get("dist_seed"):
+        L += ["", "* " + dist_seed_lines(F["dist_seed"])[0] + "."]
     L += [""] + rst_image("nexttouch_dist.png", "emulated times by variant, ours / oracle per pair, "
                    "native per-page fault-path cost")
     L += ["Data: %s (every run, the configuration as ``#`` lines)." % rst_file(
@@ -2239,14 +2356,19 @@ def page_solvers(F):
                 continue
             ts = [r["tmed"] for r in main if r["prog"] == p and r["variant"] == v
                   and r["tmed"] is not None]
-            tab.append([p, v, a["n"], fmt(a["t1"], ".1f"), fmt(a["tmed"], ".1f"),
+            tab.append([p, v, a["n"],
+                        fmt(a["directive_ms"], ".1f") if v in ("nexttouch", "oracle") else "-",
+                        fmt(a["t1"], ".1f"), fmt(a["tmed"], ".1f"),
                         "%.1f-%.1f" % (min(ts), max(ts)) if ts else "-", fmt(a["r1"], ".2f"),
                         fmt(a["rmed"], ".2f"), fmt(a["model"], ".2f"), fmt(a["f1"]),
-                        fmt(a["fk"]), fmt(a["migrated"], ".0f")])
-    L += rst_table(["program", "variant", "runs", "iter. 1 (ms)", "iter. 2..k (ms)",
-                    "min-max", "iter. 1 / ideal", "2..k / ideal", "model / ideal",
-                    "local after 1", "local after k", "pages moved"], tab,
-                   right=(2, 3, 4, 6, 7, 8, 9, 10, 11))
+                        fmt(a["fk"]), fmt(a["migrated"], ".0f") if v != "oracle" else "-"])
+    L += rst_table(["program", "variant", "runs", "before (ms)", "iter. 1 (ms)",
+                    "iter. 2..k (ms)", "min-max", "iter. 1 / ideal", "2..k / ideal",
+                    "model / ideal", "local after 1", "local after k", "pages moved"], tab,
+                   right=(2, 3, 4, 5, 7, 8, 9, 10, 11, 12))
+    L += ["", "*before*: the step before the solver, nexttouch's directive (its engine "
+          "start-up is measured apart, below) or the oracle's ``move_pages``; *pages moved*: "
+          "the engine's count."]
     L.append("")
     for p in SOL_PROGS:
         c = S.get(p, {}).get("_cmp")
@@ -2433,7 +2555,8 @@ def cmd_page(d):
 
 
 COMMANDS = {"dist": cmd_dist, "accuracy": cmd_accuracy, "apps": cmd_apps, "curves": cmd_curves,
-            "readonly": cmd_readonly, "solvers": cmd_solvers, "summary": cmd_summary,
+            "readonly": cmd_readonly, "solvers": cmd_solvers,
+            "solvers-profile": cmd_solvers_profile, "summary": cmd_summary,
             "page": cmd_page}
 
 
