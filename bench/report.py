@@ -960,6 +960,8 @@ def sol_parse(rundir, which=SOL_BOOTS):
                     run["phase"] = kv(line)
                 elif tag == "NT_ORACLE":
                     run["oracle"] = kv(line)
+                elif tag == "NT_TLB":
+                    run["tlb"] = num(kv(line).get("shootdowns"))
                 elif tag == "NT_ITER":
                     d = kv(line)  # a line cut short (a guest still running) is left out
                     if all(k in d for k in ("iter", "time_ms", "solver_ms", "wall_ms")):
@@ -1135,7 +1137,9 @@ def sol_oracle_compare(rs, agg, ratio):
                   "fault_ms": m("fault_ms"), "disarm_ms": m("disarm_ms"),
                   "startup_ms": med([sol_startup(r) for r in vr]), "calls": m("calls", "oracle"),
                   "move_ms": m("ms", "oracle"), "move_max_ms": m("max_thread_ms", "oracle"),
-                  "on_node": m("on_node", "oracle"), "pages": m("pages", "oracle")}
+                  "on_node": m("on_node", "oracle"), "pages": m("pages", "oracle"),
+                  "tlb": med([r.get("tlb") for r in vr])}
+    out["tlb_none"] = med([r.get("tlb") for r in rs if r["variant"] == "none"])
     return out
 
 
@@ -1167,7 +1171,9 @@ def sol_compare_lines(p, c, ratio):
         "  oracle: move_pages %s ms (slowest node's thread %s ms), %s calls for %s pages, "
         "iteration 1 %s ms" % (
             fmt(orc["move_ms"], ".1f"), fmt(orc["move_max_ms"], ".1f"), fmt(orc["calls"], ".0f"),
-            fmt(orc["pages"], ".0f"), fmt(orc["t1"], ".1f"))]
+            fmt(orc["pages"], ".0f"), fmt(orc["t1"], ".1f")),
+        "  TLB shoot-downs per process (guest /proc/interrupts): nexttouch %s, oracle %s, "
+        "none %s" % (fmt(nt["tlb"], ".0f"), fmt(orc["tlb"], ".0f"), fmt(c["tlb_none"], ".0f"))]
 
 
 def sol_summarize(boots, runs, ratio):
@@ -1858,18 +1864,20 @@ def cmd_solvers_profile(d):
         orc = [sol_overhead(r, none[r["rep"]]) for r in rs
                if r["variant"] == "oracle" and r["rep"] in none]
         L.append("")
-        L.append("%s: oracle O %s ms (move_pages %s ms, %s calls); none iteration 1 %s ms; "
-                 "ideal iteration %s ms" % (
+        L.append("%s: oracle O %s ms (move_pages %s ms, %s calls, %s TLB shoot-downs); none "
+                 "iteration 1 %s ms (%s TLB shoot-downs); ideal iteration %s ms" % (
                      p, fmt(med(orc), ".1f"),
                      fmt(med([num(r.get("oracle", {}).get("ms")) for r in rs
                               if r["variant"] == "oracle"]), ".1f"),
                      fmt(med([num(r.get("oracle", {}).get("calls")) for r in rs
                               if r["variant"] == "oracle"]), ".0f"),
+                     fmt(med([r.get("tlb") for r in rs if r["variant"] == "oracle"]), ".0f"),
                      fmt(med(list(none.values())), ".1f"),
+                     fmt(med([r.get("tlb") for r in rs if r["variant"] == "none"]), ".0f"),
                      fmt(med([r["tmed"] for r in rs if r["variant"] == "ideal"]), ".1f")))
-        L.append("  %-34s %5s %7s %7s %7s %7s %6s %7s %8s %7s %7s %7s" % (
+        L.append("  %-34s %5s %7s %7s %7s %7s %6s %7s %8s %7s %7s %7s %6s" % (
             "setting", "runs", "O", "/oracle", "-start", "startup", "dir", "iter1", "faults",
-            "pg/flt", "arm", "fault*"))
+            "pg/flt", "arm", "fault*", "TLB"))
         for st in sorted({r.get("setting", "default") for r in rs if r["variant"] == "nexttouch"}):
             nt = [r for r in rs if r["variant"] == "nexttouch" and r.get("setting") == st
                   and r["rep"] in none]
@@ -1878,14 +1886,15 @@ def cmd_solvers_profile(d):
             o = [sol_overhead(r, none[r["rep"]]) for r in nt]
             sm = lambda k: med([num(r.get("summary", {}).get(k)) for r in nt])
             su = med([sol_startup(r) for r in nt])
-            L.append("  %-34s %5d %7.1f %7s %7s %7s %6s %7s %8s %7s %7s %7s" % (
+            L.append("  %-34s %5d %7.1f %7s %7s %7s %6s %7s %8s %7s %7s %7s %6s" % (
                 st, len(nt), med(o), fmt(med(o) / med(orc) if orc and med(orc) else None, ".2f"),
                 fmt((med(o) - su) / med(orc) if orc and med(orc) else None, ".2f"),
                 fmt(su, ".1f"),
                 fmt(med([r["directive_ms"] for r in nt]), ".1f"),
                 fmt(med([r["t1"] for r in nt]), ".1f"), fmt(sm("faults"), ".0f"),
                 fmt(sm("pages_armed") / sm("faults") if sm("faults") else None, ".1f"),
-                fmt(sm("arm_ms"), ".1f"), fmt(sm("fault_ms"), ".1f")))
+                fmt(sm("arm_ms"), ".1f"), fmt(sm("fault_ms"), ".1f"),
+                fmt(med([r.get("tlb") for r in nt]), ".0f")))
     L.append("")
     L.append("(/oracle: O over the oracle's O; -start: the same without the engine's start-up; "
              "* the time in the fault path, summed over the threads)")
@@ -2044,9 +2053,11 @@ def sum_solvers(F, L):
                          mark(c["met"]), prog, TARGET_SOLVER_ORACLE, c["ratio"], c["n"],
                          c["min"], c["max"]))
             L.append("          without the engine's start-up (%.1f ms, once per process) %.2f "
-                     "(%.2f-%.2f); %s faults for %s pages" % (
+                     "(%.2f-%.2f); %s faults for %s pages; TLB shoot-downs nexttouch %s, oracle "
+                     "%s, none %s" % (
                          nt["startup_ms"] or 0, c["warm"], c["warm_min"], c["warm_max"],
-                         fmt(nt["faults"], ".0f"), fmt(nt["armed"], ".0f")))
+                         fmt(nt["faults"], ".0f"), fmt(nt["armed"], ".0f"), fmt(nt["tlb"], ".0f"),
+                         fmt(orc["tlb"], ".0f"), fmt(c["tlb_none"], ".0f")))
             L.append("          overhead nexttouch %.1f, oracle %.1f ideal iter.; break-even "
                      "(R=2) nexttouch %s, oracle %s iter.; local@1 nexttouch %s, oracle %s" % (
                          nt["O_it"], orc["O_it"], fmt(nt["be"], ".1f"), fmt(orc["be"], ".1f"),
@@ -2382,7 +2393,8 @@ def page_solvers(F):
                      "break-even (R = %.0f) nexttouch %s, oracle %s iterations; local share "
                      "after one iteration nexttouch %s, oracle %s. nexttouch: %s pages "
                      "armed, %s moved in %s faults, engine timers arm %s ms, faults %s ms "
-                     "(summed over the threads); oracle: %s ``move_pages`` calls, %s ms." % (
+                     "(summed over the threads); oracle: %s ``move_pages`` calls, %s ms; TLB "
+                     "shoot-downs per process nexttouch %s, oracle %s, none %s." % (
                          p, nt["O"], nt["O_it"], orc["O"], orc["O_it"], c["ratio"], c["n"],
                          c["min"], c["max"], nt["startup_ms"] or 0, c["warm"], c["warm_min"],
                          c["warm_max"], NUMA_RATIO, fmt(nt["be"], ".1f"),
@@ -2390,7 +2402,8 @@ def page_solvers(F):
                          fmt(nt["armed"], ".0f"), fmt(nt["migrated"], ".0f"),
                          fmt(nt["faults"], ".0f"), fmt(nt["arm_ms"], ".1f"),
                          fmt(nt["fault_ms"], ".1f"), fmt(orc["calls"], ".0f"),
-                         fmt(orc["move_ms"], ".1f")))
+                         fmt(orc["move_ms"], ".1f"), fmt(nt["tlb"], ".0f"), fmt(orc["tlb"], ".0f"),
+                         fmt(c["tlb_none"], ".0f")))
     for p in SOL_PROGS:
         a = S.get(p, {})
         if "_over" in a:

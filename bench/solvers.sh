@@ -57,7 +57,8 @@ build() {
 }
 
 # The guest's side: `run VARIANT PROG ARGS...` runs one program between
-# markers (NT_RUN, NT_EXIT; /proc/vmstat's numa_* counters around the
+# markers (NT_RUN, NT_EXIT; NT_TLB: the TLB shoot-downs the guest took while
+# it ran; /proc/vmstat's numa_* counters around the
 # autonuma runs). REP and the OMP_* variables come from the part.
 guest_lib() {
   cat <<'EOF'
@@ -72,17 +73,22 @@ autonuma_params() {
   echo "NT_AUTONUMA_PARAMS $(for f in $d/*; do printf '%s=%s ' "${f##*/}" "$(cat "$f")"; done)"
 }
 vmstat() { echo "NT_VMSTAT when=$1 $(grep '^numa_' /proc/vmstat | tr ' \n' '= ')"; }
+# TLB shoot-down interrupts received, summed over the CPUs.
+tlb() { awk '/TLB shootdowns/{s=0; for(i=2;i<=NF;i++) if ($i ~ /^[0-9]+$/) s+=$i; print s}' /proc/interrupts; }
 run() {
   v=$1 p=$2
   shift 2
   echo "NT_RUN rep=$REP prog=$p variant=$v bind=$OMP_PROC_BIND places=$OMP_PLACES threads=$OMP_NUM_THREADS setting=${SETTING:-default}"
   [ "$v" = autonuma ] && vmstat before
+  t0=$(tlb)
   if [ "$v" = interleave ]; then
     numactl --interleave=all ./"$p" --variant="$v" "$@"
   else
     ./"$p" --variant="$v" "$@"
   fi
-  echo "NT_EXIT prog=$p variant=$v rep=$REP rc=$?"
+  rc=$?
+  echo "NT_TLB prog=$p variant=$v shootdowns=$(($(tlb) - ${t0:-0}))"
+  echo "NT_EXIT prog=$p variant=$v rep=$REP rc=$rc"
   [ "$v" = autonuma ] && vmstat after
   true
 }
