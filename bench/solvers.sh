@@ -21,10 +21,12 @@
 #   bench/solvers.sh profile   where nexttouch's one-time overhead goes: in
 #                   one 2-node guest, REPS times, nexttouch with the default
 #                   settings, a fixed window of 64 and of 512 pages
-#                   (KMP_NEXTTOUCH_WINDOW) and KMP_NEXTTOUCH_MECHANISM=
-#                   move_pages, beside the oracle, none and ideal; the
-#                   engine's faults, timers and start-up per setting
-#                   (build/bench/solvers-profile)
+#                   (KMP_NEXTTOUCH_WINDOW), KMP_NEXTTOUCH_MECHANISM=
+#                   move_pages and KMP_TOPOLOGY_METHOD=hwloc (libomp loads
+#                   hwloc's topology at its start, not the engine at its
+#                   first request), beside the oracle, none and ideal; the
+#                   engine's faults, timers, start-up and TLB shoot-downs
+#                   per setting (build/bench/solvers-profile)
 #   REPS=3 AUTONUMA_SECONDS=20 AUTONUMA_REPS=3     (defaults)
 #   JACOBI_ARGS="1022 60" CG_ARGS="100000 60"      N per side, sweeps; rows,
 #                                                  iterations (36 per solve)
@@ -175,7 +177,7 @@ profile() {
     for r in $(seq 1 "$reps"); do
       echo "REP=$r"
       for s in KMP_NEXTTOUCH_WINDOW=adaptive KMP_NEXTTOUCH_WINDOW=64 KMP_NEXTTOUCH_WINDOW=512 \
-        KMP_NEXTTOUCH_MECHANISM=move_pages; do
+        KMP_NEXTTOUCH_MECHANISM=move_pages KMP_TOPOLOGY_METHOD=hwloc; do
         echo "export SETTING=$s $s"
         echo "run nexttouch jacobi $jacobi_args; run nexttouch cg3d $cg_cache $cg_args"
         echo "unset SETTING ${s%%=*}"
