@@ -6,7 +6,7 @@
 #   make check           the project's tests (clang, libomp, NUMA guest) with lit
 #   make check-stress    the stress and randomized model tests, long
 #   make check-sanitizers  the runtime tests built with ASan, then TSan
-#   make bench-suite     all the benchmarks, reduced, two guest boots (~5 min);
+#   make bench-suite     all the benchmarks, reduced, two guest boots (~8 min);
 #                        FULL=1 at full size (~40 min); summary of the targets
 #   make bench           the distribution benchmark (host + 2-node guest)
 #   make check-upstream  upstream clang/test/OpenMP and openmp/runtime/test
@@ -291,8 +291,9 @@ bench: toolchain
 	bash bench/dist.sh
 
 # The suite: distribution, placement accuracy, Jacobi/CG against the
-# alternatives with the OMP_PROC_BIND x OMP_PLACES sweep, and readonly, at
-# reduced sizes in one 2-node and one 4-node guest (~5 min); prints every
+# alternatives (the move_pages oracle among them) with the OMP_PROC_BIND x
+# OMP_PLACES sweep, readonly and the cost curves, at reduced sizes in one
+# 2-node and one 4-node guest (~8 min); prints every
 # target met or missed, writes bench/results/ and docs/Benchmarks.rst's
 # results. FULL=1: every family at its full size (~40 min).
 .PHONY: bench-suite
@@ -314,19 +315,28 @@ bench-accuracy: toolchain
 	bash bench/accuracy.sh
 
 # readonly(list) after Lankes et al. (ROSS'12): a dense Jacobi solver with
-# serial init, nexttouch, readonly replicas and ideal init in a 4-node and a
-# 2-node guest, plus the replication cost on the host; fails if a run fails
-# its verification.
+# serial init, nexttouch, the move_pages oracle, readonly replicas and ideal
+# init in a 4-node and a 2-node guest, plus the replication cost on the host,
+# and the per-region cost of cached items; fails if a run fails its
+# verification.
 .PHONY: bench-readonly
 bench-readonly: toolchain
 	bash bench/readonly.sh
 
 # Jacobi and CG (3-D unstructured, RCM order) with serial initialisation: no
-# placement, nexttouch, numactl --interleave=all, ideal initialisation and
-# AutoNUMA, then OMP_PROC_BIND x OMP_PLACES in a 2- and a 4-node guest.
+# placement, nexttouch, the move_pages oracle, numactl --interleave=all,
+# ideal initialisation and AutoNUMA, then OMP_PROC_BIND x OMP_PLACES in a 2-
+# and a 4-node guest.
 .PHONY: bench-solvers
 bench-solvers: toolchain
 	bash bench/solvers.sh
+
+# Cost curves: the distribution's time against the size (ours, the oracle,
+# the 2008 reference), request and arming cost against the number of
+# ranges, readonly's per-region cost against threads (bench/curves.sh).
+.PHONY: bench-curves
+bench-curves: toolchain
+	bash bench/curves.sh
 
 patches:
 	@bash scripts/patches.sh regen

@@ -10,13 +10,20 @@
 #      times at BENCH_REF_MIB, interleaved (forwards, then backwards ...);
 #   2. native, on this host (one NUMA node, KMP_NEXTTOUCH_FORCE=1 arms
 #      anyway): nothing moves, so a variant's time over the no-migration
-#      loop is the cost of its fault path, per page.
+#      loop is the cost of its fault path, per page;
+#   3. the RFC's own configuration (BENCH_SEED=1, the default; the suite's
+#      reduced run makes 2 pairs and 2 runs of the reference): 512 MiB, 8
+#      threads on the 2-node guest (4 per vCPU), BENCH_SEED_PAIRS pairs
+#      ours/oracle and BENCH_SEED_REPS runs of
+#      the reference, in a part of its own (dist-seed), beside the RFC's
+#      2518 ms (user level) / 366 ms (kernel).
 #
 #   bench/dist.sh [run | parts DIR | report DIR]    (bench/lib.sh)
 #   bench/dist.sh profile   variants that isolate one factor each (fixed
 #                           windows, move_pages as the mechanism, the oracle
 #                           with 512/64 pages per call and with next-touch's
 #                           protection changes), one 2-node guest
+#   bench/dist.sh seed      only part 3, in build/bench/seed
 #   bench/dist.sh lankes [MiB] [VARIANTS]   bench/nexttouch_512mb.c (Lankes'
 #                           RFC benchmark, 4 threads, default 512 aen) in a
 #                           2-node guest, its output as it prints it
@@ -24,6 +31,7 @@
 #   BENCH_MIB=256 BENCH_PAIRS=20 BENCH_REPS=3 BENCH_HOST_MIB=64   (defaults)
 #   BENCH_REF_MIB=MiB       the all-variants part (default BENCH_MIB)
 #   BENCH_HOST=0            no native part
+#   BENCH_SEED=1 BENCH_SEED_PAIRS=3 BENCH_SEED_REPS=2   (defaults)
 #   LIBOMP_DIR=dir          run against dir/libomp.so (a copy of it)
 #
 # Results (report): $DIR/dist/nexttouch_dist.csv (rows + the configuration
@@ -38,6 +46,9 @@ ref_mib=${BENCH_REF_MIB:-$mib}
 reps=${BENCH_REPS:-3}
 host=${BENCH_HOST:-1}
 host_mib=${BENCH_HOST_MIB:-64}
+seed=${BENCH_SEED:-1}
+seed_pairs=${BENCH_SEED_PAIRS:-3}
+seed_reps=${BENCH_SEED_REPS:-2}
 variants=ours-default,ours-exact,ours-thp,oracle,none
 
 build() {
@@ -61,6 +72,18 @@ parts() {
       v=$(echo "$v" | tr , '\n' | tac | paste -sd,)
     done
   } | part dist-2n 2
+  if [ "$seed" = 1 ]; then seed_part; fi
+}
+
+# The RFC's configuration: 512 MiB, 8 threads, 2 nodes.
+seed_part() {
+  param "seed: 512 MiB, 8 threads, 2 nodes: $seed_pairs pairs ours/oracle, the reference" \
+    "$seed_reps times"
+  {
+    echo "export OMP_NUM_THREADS=8 $OMP_SPREAD BENCH_WHERE=guest-seed"
+    echo "$DIR/bin/nexttouch_dist 512 $seed_pairs ours-default,oracle"
+    echo "$DIR/bin/reference_nexttouch 512 $seed_reps"
+  } | part dist-seed 2
 }
 
 # Native: every variant, the reference and the reference without move_pages.
@@ -111,8 +134,21 @@ lankes() {
     env OMP_NUM_THREADS=4 $OMP_SPREAD "$d/bin/nexttouch_512mb" "$m" "$v"
 }
 
+seed_only() {
+  local d=$TOP/build/bench/seed
+  rm -rf "$d"
+  setup_dir "$d"
+  build
+  seed_part
+  local rc=0
+  guests || rc=1
+  $PY "$REPORT" dist "$d" || rc=1
+  return $rc
+}
+
 case ${1:-run} in
 profile) profile ;;
+seed) seed_only ;;
 lankes) shift; lankes "$@" ;;
 *) driver_main "$@" ;;
 esac

@@ -12,8 +12,12 @@ usage: bench/report.py COMMAND DIR
   readonly DIR   DIR/readonly/: readonly.csv, readonly-table.txt (printed)
   solvers DIR    DIR/solvers/: solvers-{runs,iter,arrays}.csv,
                  solvers-summary.txt (printed), solvers-*.png
+  solvers-profile DIR   bench/solvers.sh profile: DIR/solvers-profile/profile.txt
+                 (printed)
+  curves DIR     DIR/curves/: curves-{size,ranges,threads}.csv,
+                 curves-summary.txt (printed), curves.png
   summary DIR    every target met or missed with its figure: DIR/summary.txt
-                 (printed); needs the four families' reports
+                 (printed); needs the five families' reports
   page DIR       bench/results/ afresh (the files docs/Benchmarks.rst shows)
                  and the page's generated results section
 
@@ -43,6 +47,8 @@ ACC_TARGET = {"block": 99.0}   # % of pages on their first toucher's node; other
 ACC_TARGET_OTHER = 95.0
 BATCHWIN_TARGET = 2.0       # faults/page of two interleaved streams / one stream
 NUMA_RATIO = 2.0            # the solvers' model: remote / local access time
+TARGET_RO_IDEAL = 1.05      # readonly: steady time per iteration / ideal init's: at most
+TARGET_SOLVER_ORACLE = 1.25 # solvers: nexttouch's one-time overhead / the oracle's: at most
 
 
 # ---------------------------------------------------------------- run directory
@@ -465,10 +471,60 @@ def dist_plot(path, png):
     p.close(fig)
 
 
+# The RFC's own configuration (Lankes' RFC: 512 MB, 8 threads, 2 nodes;
+# user-level next-touch 2518 ms, the kernel's 366 ms).
+RFC_SEED = {"reference_ms": 2518.0, "kernel_ms": 366.0}
+
+
+def dist_seed(d):
+    """The seed part (bench/dist.sh, dist-seed): ours/oracle per pair and
+    reference/ours of the medians, or None."""
+    text = read(log_path(d, "dist-seed"))
+    hdr, rows = None, []
+    for line in text.splitlines():
+        if line.startswith("csv,where"):
+            hdr = line.split(",")[1:]
+        elif line.startswith("csv,") and hdr:
+            rows.append(dict(zip(hdr, line.split(",")[1:])))
+    if not rows:
+        return None
+    t = lambda v: [float(r["time_ms"]) for r in rows if r["variant"] == v]
+    pairs = {}
+    for r in rows:
+        if r["variant"] in ("ours-default", "oracle"):
+            pairs.setdefault(r["rep"], {})[r["variant"]] = float(r["time_ms"])
+    ratios = [p["ours-default"] / p["oracle"] for p in pairs.values() if len(p) == 2]
+    ours, orc, ref = t("ours-default"), t("oracle"), t("reference")
+    return {"mib": int(rows[0]["mib"]), "threads": int(rows[0]["threads"]),
+            "ours": ours, "oracle": orc, "reference": ref, "ratios": ratios,
+            "ours_oracle": med(ratios), "ref_ours": med(ref) / med(ours) if ref and ours else None,
+            "ok": all(r["checksum"] == "ok" for r in rows) and part_rc(d, "dist-seed") == 0,
+            "local": min(float(r["local_pct"]) for r in rows if r["variant"] != "none")}
+
+
+def dist_seed_lines(x):
+    rfc = RFC_SEED["reference_ms"] / RFC_SEED["kernel_ms"]
+    return ["the RFC's configuration, %d MiB, %d threads, 2 nodes (emulated): ours %.0f ms "
+            "(median of %d, %.0f-%.0f), oracle %.0f ms (%d), reference %s ms (%d); ours/oracle "
+            "per pair median %s (%s); reference/ours %s, against the RFC's 2518 ms / 366 ms = "
+            "%.1f; local pages min %.1f %%" % (
+                x["mib"], x["threads"], med(x["ours"]), len(x["ours"]), min(x["ours"]),
+                max(x["ours"]), med(x["oracle"]), len(x["oracle"]),
+                fmt(med(x["reference"]), ".0f"), len(x["reference"]),
+                fmt(x["ours_oracle"], ".2f"),
+                ", ".join("%.2f" % r for r in x["ratios"]), fmt(x["ref_ours"], ".1f"), rfc,
+                x["local"])]
+
+
 def cmd_dist(d):
     o = outdir(d, "dist")
+    seed = dist_seed(d)
+    if seed:
+        print("\n".join(dist_seed_lines(seed)))
     path = dist_write_csv(d, o)
     rc = part_rc(d, "dist-2n")
+    if path is None and seed:
+        return 0 if seed["ok"] else 1
     if path is None:
         print("dist: no guest rows (guest part exit %s); see %s" % (rc, log_path(d, "dist-2n")))
         return 1
@@ -631,15 +687,19 @@ RO_COLS = ['where', 'nodes', 'threads', 'variant', 'rep', 'n', 'iters',
            'ro_fallback_unreplicable', 'ro_replica_ns', 'ro_ns_first',
            'ro_us_per_page', 'ro_ms_per_mib', 'floor_alloc_us_per_page',
            'floor_copy_us_per_page', 'nt_pages_armed',
-           'nt_pages_migrated', 'nt_faults', 'err', 'bound', 'resid',
+           'nt_pages_migrated', 'nt_faults', 'oracle_calls', 'oracle_on_node',
+           'oracle_ms', 'err', 'bound', 'resid',
            'checksum', 'result', 'rc']
 
 
-def ro_rows(d):
+def ro_rows(d, rc_rows=None):
     """One row per process (RO_RESULT), from the native log and the guest
     parts; the list of failures: a run that failed or did not report, a guest
-    part that failed, solutions that differ within one log."""
+    part that failed, solutions that differ within one log. rc_rows, if a
+    list, receives region_cost's RC_RESULT lines (their failures are in the
+    list too)."""
     rows, heads, bad = [], [], []
+    rc_rows = [] if rc_rows is None else rc_rows
     names = ["readonly-host"] if os.path.exists(log_path(d, "readonly-host")) else []
     for name in names + part_names(d, "readonly-"):
         where, rep, res, cks, nrun = '-', '-', {}, set(), 0
@@ -655,6 +715,14 @@ def ro_rows(d):
                 nrun += 1
             elif line.startswith('RO_RESULT '):
                 res = kv(line)
+            elif line.startswith('RC_RESULT '):
+                rc_rows.append(kv(line))
+                if rc_rows[-1].get('ok') != 'yes':
+                    bad.append('%s: region_cost threads %s items %s: counters or reads wrong'
+                               % (name, rc_rows[-1].get('threads'), rc_rows[-1].get('items')))
+            elif line.startswith('RC_EXIT '):
+                if kv(line).get('rc') != '0':
+                    bad.append('%s: region_cost exit %s' % (name, kv(line).get('rc')))
             elif line.startswith('RO_EXIT '):
                 e = kv(line)
                 if not res or e['rc'] != '0':
@@ -707,6 +775,56 @@ def ro_medians(rows):
     return out
 
 
+def ro_pairs(rows, where, nodes, num_v, den_v, key):
+    """Per repetition of one guest (or the host), key(num_v row) / key(den_v
+    row): the ratios, their median, min, max and count (None if none)."""
+    xs = []
+    reps = sorted({r['rep'] for r in rows if (r['where'], r['nodes']) == (where, nodes)})
+    for rep in reps:
+        g = {r['variant']: r for r in rows
+             if (r['where'], r['nodes'], r['rep']) == (where, nodes, rep)}
+        if num_v in g and den_v in g:
+            a, b = key(g[num_v]), key(g[den_v])
+            if a is not None and b:
+                xs.append(a / b)
+    if not xs:
+        return None
+    return {'ratios': xs, 'median': med(xs), 'min': min(xs), 'max': max(xs), 'n': len(xs)}
+
+
+def ro_targets(rows):
+    """Per (where, nodes): readonly's steady iteration / ideal's (the target),
+    and nexttouch's set-up / the oracle's (first - steady iteration, each
+    against its own steady one)."""
+    out = {}
+    for where, nodes in sorted({(r['where'], r['nodes']) for r in rows},
+                               key=lambda x: (x[0] != 'guest', int(x[1]))):
+        t = {'where': where, 'nodes': nodes}
+        t['ro_ideal'] = ro_pairs(rows, where, nodes, 'readonly', 'ideal',
+                                 lambda r: num(r['steady_ms']))
+        if t['ro_ideal']:
+            t['ro_ideal']['met'] = t['ro_ideal']['median'] <= TARGET_RO_IDEAL
+        t['nt_oracle'] = ro_pairs(rows, where, nodes, 'nexttouch', 'oracle',
+                                  lambda r: num(r['first_ms']) - num(r['steady_ms']))
+        out[(where, nodes)] = t
+    return out
+
+
+def rc_figures(rc_rows, meds):
+    """region_cost's lines with the cost in ideal iterations of the dense
+    Jacobi in the same guest (or on the host)."""
+    ideal = {(x['where'], x['nodes']): x['steady'] for x in meds if x['variant'] == 'ideal'}
+    out = []
+    for r in rc_rows:
+        where = 'host' if r.get('where') == 'host' else 'guest'
+        t = ideal.get((where, r.get('nodes')))
+        c = num(r.get('cost_us'))
+        out.append(dict(r, where=where, cost=c, lo=num(r.get('cost_min_us')),
+                        hi=num(r.get('cost_max_us')), plain=num(r.get('plain_us')),
+                        iters=c / (t * 1e3) if c is not None and t else None))
+    return out
+
+
 def ro_table(meds):
     hdr = [('where', 5), ('nodes', 5), ('variant', 9), ('runs', 4),
            ('steady ms', 9), ('mean ms', 9), ('steady/ideal', 12),
@@ -727,9 +845,38 @@ def ro_table(meds):
     return L
 
 
+def ro_target_lines(T):
+    L = []
+    for (where, nodes), t in T.items():
+        x = t['ro_ideal']
+        if x:
+            L.append('%s %s node(s): readonly / ideal, steady iteration: median %.3f over %d '
+                     'repetitions (min-max %.3f-%.3f); target <= %.2f: %s' % (
+                         where, nodes, x['median'], x['n'], x['min'], x['max'],
+                         TARGET_RO_IDEAL, 'met' if x['met'] else 'MISSED'))
+        y = t['nt_oracle']
+        if y:
+            L.append('%s %s node(s): nexttouch / oracle, set-up (first - steady iteration): '
+                     'median %.2f over %d repetitions (min-max %.2f-%.2f)' % (
+                         where, nodes, y['median'], y['n'], y['min'], y['max']))
+    return L
+
+
+def rc_lines(F):
+    L = []
+    for r in F:
+        L.append('%s %s node(s), %s thread(s), %3s cached items: %.1f us per region '
+                 '(min-max over block pairs %.1f-%.1f; plain region %.2f us) = %s ideal '
+                 'iterations' % (r['where'], r.get('nodes'), r.get('threads'), r.get('items'),
+                                 r['cost'], r['lo'], r['hi'], r['plain'] or 0,
+                                 fmt(r['iters'], '.4f')))
+    return L
+
+
 def cmd_readonly(d):
     o = outdir(d, "readonly")
-    rows, heads, bad = ro_rows(d)
+    rc_rows = []
+    rows, heads, bad = ro_rows(d, rc_rows)
     with open(os.path.join(o, 'readonly.csv'), 'w', newline='') as f:
         f.write('# readonly benchmark (bench/readonly.sh): %s; commit %s\n' % (
             config(d)[1].get('readonly_params', ''), config(d)[1].get('commit')))
@@ -743,7 +890,18 @@ def cmd_readonly(d):
     bad += ['%s %s nodes, %s: a run failed its verification' % (x['where'], x['nodes'],
                                                               x['variant'])
             for x in meds if not x['ok']]
-    table = '\n'.join(ro_table(meds))
+    table = '\n'.join(ro_table(meds) + [''] + ro_target_lines(ro_targets(rows)) +
+                      [''] + rc_lines(rc_figures(rc_rows, meds)))
+    with open(os.path.join(o, 'region-cost.csv'), 'w', newline='') as f:
+        f.write('# region_cost (bench/region_cost.c): per-region cost of cached, unchanged '
+                'readonly items; commit %s\n' % config(d)[1].get('commit'))
+        w = csv.writer(f, lineterminator='\n')
+        cols = ['where', 'nodes', 'threads', 'items', 'item_pages', 'regions', 'blocks',
+                'plain_us', 'readonly_us', 'cost_us', 'cost_min_us', 'cost_max_us',
+                'reused', 'refreshes', 'replicas', 'ok']
+        w.writerow(cols)
+        for r in rc_rows:
+            w.writerow([r.get(c, '-') for c in cols])
     open(os.path.join(o, 'readonly-table.txt'), 'w').write(
         '\n'.join('# ' + h for h in heads) + '\n' + table + '\n')
     print(table)
@@ -765,16 +923,18 @@ def cmd_readonly(d):
 # overhead (the directive plus nexttouch's first iteration minus the first
 # iteration without placement, same part).
 
-SOL_VARIANTS = ["none", "nexttouch", "interleave", "ideal", "autonuma"]
+SOL_MAIN = ["none", "nexttouch", "oracle", "interleave", "ideal"]   # the main part
+SOL_VARIANTS = SOL_MAIN + ["autonuma"]
 SOL_PROGS = ["jacobi", "cg3d"]
-SOL_COLORS = {"none": "#888888", "nexttouch": "#d62728", "interleave": "#1f77b4",
+SOL_COLORS = {"none": "#888888", "nexttouch": "#d62728", "oracle": "#ff7f0e",
+              "interleave": "#1f77b4",
           "ideal": "#2ca02c", "autonuma": "#9467bd"}
 SOL_BOOTS = ["main", "autonuma", "sweep-2n", "sweep-4n"]
 
 
-def sol_parse(rundir):
+def sol_parse(rundir, which=SOL_BOOTS):
     boots, runs = {}, []
-    for b in SOL_BOOTS:
+    for b in which:
         path = log_path(rundir, "solvers-" + b)
         if not os.path.exists(path):
             continue
@@ -798,6 +958,10 @@ def sol_parse(rundir):
                     run["info"] = kv(line)
                 elif tag == "NT_PHASE":
                     run["phase"] = kv(line)
+                elif tag == "NT_ORACLE":
+                    run["oracle"] = kv(line)
+                elif tag == "NT_TLB":
+                    run["tlb"] = num(kv(line).get("shootdowns"))
                 elif tag == "NT_ITER":
                     d = kv(line)  # a line cut short (a guest still running) is left out
                     if all(k in d for k in ("iter", "time_ms", "solver_ms", "wall_ms")):
@@ -920,6 +1084,98 @@ def sol_write_csvs(out, runs, cfg):
                                    "node3", "other", "owner_local"], rows)
 
 
+def sol_overhead(run, none_t1):
+    """A placement's one-time overhead in one repetition: its step before the
+    solver (the directive, or the oracle's move_pages) plus its first
+    iteration, minus the first iteration without placement; for nexttouch
+    plus the engine's start-up if it was measured apart (NT_APP_WARM=1: the
+    process's first request, made before the clock)."""
+    return (run["directive_ms"] or 0) + run["t1"] - none_t1 + sol_startup(run)
+
+
+def sol_startup(run):
+    return num(run.get("summary", {}).get("startup_ms")) or 0
+
+
+def sol_oracle_compare(rs, agg, ratio):
+    """nexttouch against the oracle in the main part, per repetition (each
+    against the same repetition's no-placement run): overheads, their ratio
+    (median over the repetitions, min-max), break-evens, local shares and the
+    profile of each (the engine's counters; the oracle's move_pages calls)."""
+    idl, no = agg.get("ideal", {}), agg.get("none")
+    if not idl.get("tmed") or not no or "nexttouch" not in agg or "oracle" not in agg:
+        return None
+    per, warm, O = [], [], {"nexttouch": [], "oracle": []}
+    for rep in sorted({r["rep"] for r in rs}, key=int):
+        g = {r["variant"]: r for r in rs if r["rep"] == rep}
+        if not all(v in g and g[v]["t1"] is not None for v in ("none", "nexttouch", "oracle")):
+            continue
+        o = {v: sol_overhead(g[v], g["none"]["t1"]) for v in O}
+        for v in O:
+            O[v].append(o[v])
+        if o["oracle"] > 0:
+            per.append(o["nexttouch"] / o["oracle"])
+            warm.append((o["nexttouch"] - sol_startup(g["nexttouch"])) / o["oracle"])
+    if not per:
+        return None
+    out = {"ratios": per, "ratio": med(per), "min": min(per), "max": max(per), "n": len(per),
+           "met": med(per) <= TARGET_SOLVER_ORACLE, "tideal": idl["tmed"],
+           "warm": med(warm), "warm_min": min(warm), "warm_max": max(warm)}
+    for v in O:
+        a = agg[v]
+        o = med(O[v])
+        df = (a["fk"] or 0) - (no["fk"] or 0)
+        vr = [r for r in rs if r["variant"] == v]
+
+        def m(key, src="summary"):
+            return med([num(r.get(src, {}).get(key)) for r in vr])
+        out[v] = {"O": o, "O_it": o / idl["tmed"], "O_range": (min(O[v]), max(O[v])), "df": df,
+                  "be": o / (idl["tmed"] * df * (ratio - 1)) if df > 0 and ratio > 1 else None,
+                  "f1": a["f1"], "fk": a["fk"], "dir": a["directive_ms"], "t1": a["t1"],
+                  "faults": m("faults"), "batches": m("batches"), "armed": m("pages_armed"),
+                  "migrated": m("pages_migrated"), "arm_ms": m("arm_ms"),
+                  "fault_ms": m("fault_ms"), "disarm_ms": m("disarm_ms"),
+                  "startup_ms": med([sol_startup(r) for r in vr]), "calls": m("calls", "oracle"),
+                  "move_ms": m("ms", "oracle"), "move_max_ms": m("max_thread_ms", "oracle"),
+                  "on_node": m("on_node", "oracle"), "pages": m("pages", "oracle"),
+                  "tlb": med([r.get("tlb") for r in vr])}
+    out["tlb_none"] = med([r.get("tlb") for r in rs if r["variant"] == "none"])
+    return out
+
+
+def sol_compare_lines(p, c, ratio):
+    """The summary's lines for nexttouch against the oracle."""
+    nt, orc = c["nexttouch"], c["oracle"]
+    return [
+        "%s nexttouch / oracle, one-time overhead: median %.2f over %d repetitions (min-max "
+        "%.2f-%.2f; target <= %.2f: %s); without the engine's start-up %.2f (%.2f-%.2f)" % (
+            p, c["ratio"], c["n"], c["min"], c["max"], TARGET_SOLVER_ORACLE,
+            "met" if c["met"] else "MISSED", c["warm"], c["warm_min"], c["warm_max"]),
+        "  overhead O (start-up + step before the solver + iteration 1 - iteration 1 without "
+        "placement, same repetition; median, min-max): nexttouch %.1f ms (%.1f-%.1f) = %.1f ideal "
+        "iterations, oracle %.1f ms (%.1f-%.1f) = %.1f ideal iterations (emulated)" % (
+            nt["O"], nt["O_range"][0], nt["O_range"][1], nt["O_it"], orc["O"],
+            orc["O_range"][0], orc["O_range"][1], orc["O_it"]),
+        "  break-even against no placement (R=%.1f): nexttouch %s, oracle %s iterations; "
+        "local share after 1 iteration: nexttouch %s, oracle %s" % (
+            ratio, fmt(nt["be"], ".1f"), fmt(orc["be"], ".1f"), fmt(nt["f1"]), fmt(orc["f1"])),
+        "  nexttouch: engine start-up %s ms, directive %s ms, iteration 1 %s ms; %s pages armed, "
+        "%s moved, %s faults "
+        "(%s pages per fault); engine timers: arm %s ms, faults %s ms (summed over threads), "
+        "disarm %s ms" % (
+            fmt(nt["startup_ms"], ".1f"), fmt(nt["dir"], ".2f"), fmt(nt["t1"], ".1f"),
+            fmt(nt["armed"], ".0f"),
+            fmt(nt["migrated"], ".0f"), fmt(nt["faults"], ".0f"),
+            fmt(nt["armed"] / nt["faults"] if nt["armed"] and nt["faults"] else None, ".1f"),
+            fmt(nt["arm_ms"], ".1f"), fmt(nt["fault_ms"], ".1f"), fmt(nt["disarm_ms"], ".2f")),
+        "  oracle: move_pages %s ms (slowest node's thread %s ms), %s calls for %s pages, "
+        "iteration 1 %s ms" % (
+            fmt(orc["move_ms"], ".1f"), fmt(orc["move_max_ms"], ".1f"), fmt(orc["calls"], ".0f"),
+            fmt(orc["pages"], ".0f"), fmt(orc["t1"], ".1f")),
+        "  TLB shoot-downs per process (guest /proc/interrupts): nexttouch %s, oracle %s, "
+        "none %s" % (fmt(nt["tlb"], ".0f"), fmt(orc["tlb"], ".0f"), fmt(c["tlb_none"], ".0f"))]
+
+
 def sol_summarize(boots, runs, ratio):
     L = []
     S = {}  # figures for the sol_plots
@@ -969,8 +1225,12 @@ def sol_summarize(boots, runs, ratio):
                 fmt(a["rmed"], ".2f"), fmt(model, ".2f"), fmt(a["f1"]), fmt(a["fk"]),
                 fmt(a["gk"]), fmt(a["migrated"], ".0f"), "yes" if a["ok"] else "NO"))
         nt, no = agg.get("nexttouch"), agg.get("none")
+        c = sol_oracle_compare(rs, agg, ratio)
         if nt and no and idl and None not in (nt["t1"], no["t1"], idl.get("tmed")):
-            over = (nt["directive_ms"] or 0) + nt["t1"] - no["t1"]
+            # The median over the repetitions of each one's overhead (the
+            # oracle's is measured the same way), else of the medians.
+            over = c["nexttouch"]["O"] if c else \
+                (nt["directive_ms"] or 0) + nt["t1"] - no["t1"]
             df = (nt["fk"] or 0) - (no["fk"] or 0)
             be = {}
             for R in (1.5, 2.0, 3.0, ratio):
@@ -979,14 +1239,18 @@ def sol_summarize(boots, runs, ratio):
             S[p]["_df"] = df
             S[p]["_tideal"] = idl["tmed"]
             S[p]["_be"] = be
-            L.append("nexttouch overhead O = directive %.1f ms + iteration 1 %.1f ms - "
-                     "iteration 1 without placement %.1f ms = %.1f ms = %.1f ideal "
-                     "iterations (emulated)" % (nt["directive_ms"] or 0, nt["t1"], no["t1"],
-                                                over, over / idl["tmed"]))
+            L.append("nexttouch overhead O = engine start-up + directive + iteration 1 - "
+                     "iteration 1 without placement (medians: %.1f + %.1f + %.1f - %.1f ms), "
+                     "median over the repetitions %.1f ms = %.1f ideal iterations (emulated)" % (
+                         c["nexttouch"]["startup_ms"] if c else 0, nt["directive_ms"] or 0,
+                         nt["t1"], no["t1"], over, over / idl["tmed"]))
             L.append("break-even (iterations after which nexttouch is ahead of no "
                      "placement), local share %.3f -> %.3f: R=1.5: %s, R=2: %s, R=3: %s"
                      % (no["fk"], nt["fk"], fmt(be[1.5], ".1f"), fmt(be[2.0], ".1f"),
                         fmt(be[3.0], ".1f")))
+        if c:
+            S[p]["_cmp"] = c
+            L += sol_compare_lines(p, c, ratio)
     # AutoNUMA
     an = [r for r in runs if r["boot"] == "autonuma"]
     if an:
@@ -1077,7 +1341,7 @@ def sol_plots(plotdir, runs, S, ratio):
     # 1. time per iteration by variant (Löf & Holmgren's Figure 1).
     fig, axs = plt.subplots(1, 2, figsize=(9, 3.2))
     for ax, p in zip(axs, SOL_PROGS):
-        for v in SOL_VARIANTS[:4]:
+        for v in SOL_MAIN:
             vr = [r for r in main if r["prog"] == p and r["variant"] == v]
             if not vr:
                 continue
@@ -1103,7 +1367,7 @@ def sol_plots(plotdir, runs, S, ratio):
     for ax, p in zip(axs, SOL_PROGS):
         agg = S.get(p, {})
         names, f1, fk = [], [], []
-        for v in SOL_VARIANTS[:4]:
+        for v in SOL_MAIN:
             if v in agg:
                 names.append(v), f1.append(agg[v]["f1"] or 0), fk.append(agg[v]["fk"] or 0)
         an = agg.get("_autonuma")
@@ -1171,15 +1435,15 @@ def sol_plots(plotdir, runs, S, ratio):
     # and the break-even count against the NUMA ratio.
     fig, axs = plt.subplots(1, 2, figsize=(9, 3.0))
     ax = axs[0]
-    w = 0.13
+    w = 0.08
     labels = []
     for j, p in enumerate(SOL_PROGS):
         agg = S.get(p, {})
-        for i, v in enumerate(SOL_VARIANTS[:4]):
+        for i, v in enumerate(SOL_MAIN):
             a = agg.get(v)
             if not a:
                 continue
-            x = j * 1.0 + (i - 1.5) * 0.2
+            x = j * 1.0 + (i - 2) * 0.18
             ax.bar(x - w / 2, a.get("rmed") or 0, w, color=SOL_COLORS[v],
                    label=v + " (emulated)" if j == 0 else None)
             ax.bar(x + w / 2, a.get("model") or 0, w, color=SOL_COLORS[v], alpha=0.4,
@@ -1201,6 +1465,11 @@ def sol_plots(plotdir, runs, S, ratio):
         ks = [agg["_over"] / (agg["_tideal"] * agg["_df"] * (R - 1)) for R in Rs]
         ax.plot(Rs, ks, color=c, label="%s (O = %.1f ideal iterations)" %
                 (p, agg["_over"] / agg["_tideal"]))
+        orc = agg.get("_cmp", {}).get("oracle")
+        if orc and orc["df"] > 0:
+            ax.plot(Rs, [orc["O"] / (agg["_tideal"] * orc["df"] * (R - 1)) for R in Rs],
+                    color=c, ls="--", lw=1,
+                    label="%s oracle (O = %.1f ideal iterations)" % (p, orc["O_it"]))
         b2 = agg["_be"].get(ratio)
         if b2:
             ax.plot([ratio], [b2], "o", color=c)
@@ -1210,7 +1479,7 @@ def sol_plots(plotdir, runs, S, ratio):
     ax.set_yscale("log")
     ax.set_xlabel("NUMA latency ratio R (remote / local)")
     ax.set_ylabel("break-even iterations (model)")
-    ax.set_title("nexttouch vs no placement: break-even")
+    ax.set_title("nexttouch (solid), oracle (dashed) vs no placement: break-even")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7)
     fig.tight_layout()
@@ -1295,6 +1564,347 @@ def cmd_solvers(d):
     return 1 if bad else 0
 
 
+# ---------------------------------------------------------------- cost curves
+#
+# How the costs grow: the distribution's time against the array's size
+# (ours, the oracle, the reference; emulated), the request and arming cost
+# against the number of ranges (native and emulated), readonly's per-region
+# cost against the number of threads (native and emulated). Each curve is
+# summarised by its exponent in a log-log least-squares fit (time ~ x^e) and
+# by the segment whose local exponent departs most from it (the bend).
+
+def loglog_fit(xs, ys):
+    """Exponent of y ~ x^e by least squares on the logs (None if < 2 points)."""
+    import math
+    pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys) if x and y and x > 0 and y > 0]
+    if len(pts) < 2:
+        return None
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    return sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx if sxx else None
+
+
+def growth(xs, ys, unit=""):
+    """One phrase: the fitted exponent, what it means, and where it bends."""
+    import math
+    e = loglog_fit(xs, ys)
+    if e is None:
+        return "too few points"
+    if e < 0.25:
+        what = "flat (a fixed cost dominates)"
+    elif e < 0.8:
+        what = "sub-linear (a fixed cost amortised)"
+    elif e <= 1.15:
+        what = "linear"
+    elif e <= 1.4:
+        what = "slightly super-linear (n log n-like)"
+    elif e <= 1.8:
+        what = "super-linear"
+    else:
+        what = "quadratic or worse"
+    seg = []
+    for i in range(1, len(xs)):
+        if xs[i] > xs[i - 1] > 0 and ys[i] > 0 and ys[i - 1] > 0:
+            seg.append((math.log(ys[i] / ys[i - 1]) / math.log(xs[i] / xs[i - 1]),
+                        xs[i - 1], xs[i]))
+    bend = ""
+    if len(seg) >= 2:
+        far = max(seg, key=lambda t: abs(t[0] - e))
+        if abs(far[0] - e) >= 0.3:
+            bend = "; bends between %g and %g%s (local exponent %.2f)" % (far[1], far[2], unit,
+                                                                          far[0])
+        else:
+            bend = "; no bend (local exponents %.2f-%.2f)" % (min(t[0] for t in seg),
+                                                               max(t[0] for t in seg))
+    return "exponent %.2f: %s%s" % (e, what, bend)
+
+
+def curves_load(d):
+    """The curves' rows: size (dist CSV rows), ranges (AR_RUN), threads
+    (RC_RESULT), and the failures."""
+    size, ranges, threads, bad = [], [], [], []
+    hdr = None
+    for name in ("curves-host", "curves-2n", "curves-4n"):
+        text = read(log_path(d, name))
+        if not text:
+            continue
+        if name != "curves-host" and part_rc(d, name) != 0:
+            bad.append("%s: guest part exit %s" % (name, part_rc(d, name)))
+        nodes = {"curves-host": "1", "curves-2n": "2", "curves-4n": "4"}[name]
+        for line in text.splitlines():
+            line = line.strip()
+            if line.startswith("csv,where"):
+                hdr = line.split(",")[1:]
+            elif line.startswith("csv,") and hdr:
+                r = dict(zip(hdr, line.split(",")[1:]))
+                if r.get("checksum") != "ok":
+                    bad.append("%s: %s %s MiB rep %s: checksum %s" % (
+                        name, r.get("variant"), r.get("mib"), r.get("rep"), r.get("checksum")))
+                size.append(r)
+            elif line.startswith("AR_RUN "):
+                r = kv(line)
+                if r.get("ok") != "yes":
+                    bad.append("%s: arm_ranges %s %s ranges: wrong counts or data" % (
+                        name, r.get("how"), r.get("ranges")))
+                ranges.append(r)
+            elif line.startswith("RC_RESULT "):
+                r = kv(line)
+                r["nodes"] = nodes
+                if r.get("ok") != "yes":
+                    bad.append("%s: region_cost %s threads: wrong reads or counters" % (
+                        name, r.get("threads")))
+                threads.append(r)
+            elif line.startswith(("CURVE_FAIL", "RC_EXIT rc=1", "RC_EXIT rc=2")):
+                bad.append("%s: %s" % (name, line))
+    return size, ranges, threads, bad
+
+
+def curves_figures(size, ranges, threads):
+    F = {"size": {}, "ranges": {}, "threads": {}}
+    for v in ("ours-default", "oracle", "reference"):
+        pts = []
+        for m in sorted({int(r["mib"]) for r in size if r["variant"] == v}):
+            ts = [float(r["time_ms"]) for r in size if r["variant"] == v and int(r["mib"]) == m]
+            pts.append((m, med(ts), min(ts), max(ts), len(ts)))
+        if pts:
+            F["size"][v] = pts
+    # ours / oracle per pair (same MiB and repetition), reference / ours of medians
+    pairs = {}
+    for r in size:
+        if r["variant"] in ("ours-default", "oracle"):
+            pairs.setdefault((int(r["mib"]), r["rep"]), {})[r["variant"]] = float(r["time_ms"])
+    F["pair_ratio"] = {}
+    for m in sorted({k[0] for k in pairs}):
+        xs = [p["ours-default"] / p["oracle"] for k, p in pairs.items()
+              if k[0] == m and len(p) == 2 and p["oracle"] > 0]
+        if xs:
+            F["pair_ratio"][m] = (med(xs), min(xs), max(xs), len(xs))
+    for where in ("host", "guest-tcg"):
+        for how in ("directive", "api"):
+            rs = [r for r in ranges if r.get("where") == where and r.get("how") == how]
+            pts = []
+            for n in sorted({int(r["ranges"]) for r in rs}):
+                x = [r for r in rs if int(r["ranges"]) == n]
+                m = lambda k: med([num(r[k]) for r in x])
+                pts.append({"n": n, "request": m("request_us"), "arm": m("arm_us"),
+                            "fault": m("fault_us"), "region": m("region_us"),
+                            "armed": m("armed"), "fail_arm": m("fail_arm"), "runs": len(x),
+                            "req_range": (min(num(r["request_us"]) for r in x),
+                                          max(num(r["request_us"]) for r in x)),
+                            "arm_range": (min(num(r["arm_us"]) for r in x),
+                                          max(num(r["arm_us"]) for r in x))})
+            if pts:
+                F["ranges"][(where, how)] = pts
+    for nodes in ("1", "2", "4"):
+        rs = sorted([r for r in threads if r["nodes"] == nodes], key=lambda r: int(r["threads"]))
+        if rs:
+            F["threads"][nodes] = [{"t": int(r["threads"]), "cost": num(r["cost_us"]),
+                                   "lo": num(r["cost_min_us"]), "hi": num(r["cost_max_us"]),
+                                   "plain": num(r["plain_us"]), "items": r.get("items"),
+                                   "blocks": r.get("blocks"), "regions": r.get("regions")}
+                                  for r in rs]
+    return F
+
+
+def curves_lines(F):
+    """One line per curve: how it grows and where it bends."""
+    L = []
+    names = {"ours-default": "ours (default)", "oracle": "oracle (move_pages)",
+             "reference": "reference (2008)"}
+    for v, pts in F["size"].items():
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        L.append("distribution time against size, %s, %g-%g MiB (guest, %d runs each): %s; "
+                 "%.1f-%.1f us per 4 KiB page (emulated)" % (
+                     names[v], xs[0], xs[-1], min(p[4] for p in pts), growth(xs, ys, " MiB"),
+                     min(y * 1e3 / (x * 256) for x, y in zip(xs, ys)),
+                     max(y * 1e3 / (x * 256) for x, y in zip(xs, ys))))
+    if F["pair_ratio"]:
+        L.append("ours / oracle per pair by size: " + ", ".join(
+            "%d MiB %.2f (%.2f-%.2f, %d)" % (m, a, b, c, n)
+            for m, (a, b, c, n) in F["pair_ratio"].items()))
+    ours = dict((p[0], p[1]) for p in F["size"].get("ours-default", []))
+    ref = dict((p[0], p[1]) for p in F["size"].get("reference", []))
+    if ours and ref:
+        L.append("reference / ours by size: " + ", ".join(
+            "%d MiB %.1f" % (m, ref[m] / ours[m]) for m in sorted(ours) if m in ref and ours[m]))
+    for (where, how), pts in F["ranges"].items():
+        xs = [p["n"] for p in pts]
+        w = "native" if where == "host" else "guest"
+        L.append("request against ranges, %s (%s), %d-%d ranges: %s; %.1f-%.1f us per range" % (
+            how, w, xs[0], xs[-1], growth(xs, [p["request"] for p in pts], " ranges"),
+            min(p["request"] / p["n"] for p in pts), max(p["request"] / p["n"] for p in pts)))
+        if how == "directive":
+            full = [p for p in pts if p["fail_arm"]]
+            ok = [p for p in pts if not p["fail_arm"]] or pts
+            L.append("arming against ranges (%s), %d-%d ranges: %s; %.1f-%.1f us per armed "
+                     "range%s" % (
+                         w, ok[0]["n"], ok[-1]["n"],
+                         growth([p["n"] for p in ok], [p["arm"] for p in ok], " ranges"),
+                         min(p["arm"] / max(p["armed"], 1) for p in pts),
+                         max(p["arm"] / max(p["armed"], 1) for p in pts),
+                         "; from %d ranges on only %d are armed (the 1024-segment table is "
+                         "full: fail_arm %d)" % (full[0]["n"], full[0]["armed"],
+                                                  full[0]["fail_arm"]) if full else ""))
+    for nodes, pts in F["threads"].items():
+        xs = [p["t"] for p in pts]
+        L.append("readonly per-region cost against threads, %s items, %s: %s us for %s threads; "
+                 "%s" % (pts[0]["items"], "native (2 cores)" if nodes == "1" else
+                         "guest %s nodes" % nodes,
+                         ", ".join("%.1f" % p["cost"] for p in pts),
+                         ", ".join(str(x) for x in xs),
+                         growth(xs, [p["cost"] for p in pts], " threads")))
+    return L
+
+
+def curves_plot(F, png):
+    plt = pyplot()
+    plt.rcParams.update({"font.size": 8})
+    fig, axs = plt.subplots(1, 3, figsize=(13, 3.6))
+    ax = axs[0]
+    col = {"ours-default": "#1f77b4", "oracle": "#ff7f0e", "reference": "#d62728"}
+    for v, pts in F["size"].items():
+        xs = [p[0] for p in pts]
+        ax.errorbar(xs, [p[1] for p in pts], yerr=[[p[1] - p[2] for p in pts],
+                                                  [p[3] - p[1] for p in pts]],
+                    marker="o", ms=3, capsize=2, color=col[v], label=v)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("array size (MiB)")
+    ax.set_ylabel("request + one pass (ms, EMULATED)")
+    ax.set_title("distribution time against size (2-node guest)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    ax = axs[1]
+    for (where, how), pts in F["ranges"].items():
+        ls = "-" if where == "host" else "--"
+        w = "native µs" if where == "host" else "guest, emulated µs"
+        xs = [p["n"] for p in pts]
+        ax.plot(xs, [p["request"] for p in pts], ls, marker="o", ms=3,
+                color="#2ca02c" if how == "directive" else "#9467bd",
+                label="request, %s (%s)" % (how, w))
+        if how == "directive":
+            ax.plot(xs, [p["arm"] for p in pts], ls, marker="s", ms=3, color="#8c564b",
+                    label="arming at the fork (%s)" % w)
+    ax.axvline(1024, color="#888888", ls=":", lw=1)
+    ax.text(1024, 0.03, " 1024 segments", fontsize=6, rotation=90, va="bottom",
+            transform=ax.get_xaxis_transform())
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("disjoint ranges (one page each)")
+    ax.set_ylabel("µs")
+    ax.set_title("request and arming cost against ranges")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=6)
+    ax = axs[2]
+    for nodes, pts in F["threads"].items():
+        lab = "native, 1 node" if nodes == "1" else "guest, %s nodes (emulated)" % nodes
+        xs = [p["t"] for p in pts]
+        # a block pair's difference can be <= 0 on a busy host: the bar stops
+        # short of the log axis' zero
+        ax.errorbar(xs, [p["cost"] for p in pts],
+                    yerr=[[min(p["cost"] - p["lo"], 0.9 * p["cost"]) for p in pts],
+                          [p["hi"] - p["cost"] for p in pts]],
+                    marker="o", ms=3, capsize=2, label=lab)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("threads")
+    ax.set_ylabel("readonly cost per region (µs)")
+    its = next(iter(F["threads"].values()), [{}])[0].get("items", "?")
+    ax.set_title("per-region cost, %s cached unchanged items" % its)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(png, dpi=90)
+    plt.close(fig)
+
+
+def cmd_curves(d):
+    o = outdir(d, "curves")
+    size, ranges, threads, bad = curves_load(d)
+    if not (size or ranges or threads):
+        print("curves: no runs in %s" % os.path.join(d, "logs"))
+        return 1
+    F = curves_figures(size, ranges, threads)
+    for name, rows in (("curves-size.csv", size), ("curves-ranges.csv", ranges),
+                       ("curves-threads.csv", threads)):
+        with open(os.path.join(o, name), "w", newline="") as f:
+            f.write("# cost curves (bench/curves.sh): %s; commit %s\n" % (
+                config(d)[1].get("curves_params", ""), config(d)[1].get("commit")))
+            f.write("# guest times are emulated (QEMU/TCG); host times native\n")
+            cols = list(rows[0].keys()) if rows else ["none"]
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(cols)
+            for r in rows:
+                w.writerow([r.get(c, "-") for c in cols])
+    L = curves_lines(F)
+    open(os.path.join(o, "curves-summary.txt"), "w").write("\n".join(L) + "\n")
+    print("\n".join(L))
+    curves_plot(F, os.path.join(o, "curves.png"))
+    for b in bad:
+        print("curves: FAILED: " + b)
+    return 1 if bad else 0
+
+
+def cmd_solvers_profile(d):
+    """bench/solvers.sh profile: per program and setting, medians over the
+    repetitions of nexttouch's one-time overhead (with and without the
+    engine's start-up) against the oracle's, and the engine's profile."""
+    boots, runs = sol_parse(d, ["profile"])
+    if not runs:
+        print("solvers-profile: no runs in %s" % os.path.join(d, "logs"))
+        return 1
+    sol_derive(boots, runs)
+    L = ["where nexttouch's one-time overhead goes (2 nodes, 2 threads, emulated ms; medians "
+         "over %d repetitions; O = start-up + directive + iteration 1 - none's iteration 1 of "
+         "the same repetition)" % max(int(r["rep"]) for r in runs)]
+    for p in SOL_PROGS:
+        rs = [r for r in runs if r["prog"] == p]
+        none = {r["rep"]: r["t1"] for r in rs if r["variant"] == "none"}
+        orc = [sol_overhead(r, none[r["rep"]]) for r in rs
+               if r["variant"] == "oracle" and r["rep"] in none]
+        L.append("")
+        L.append("%s: oracle O %s ms (move_pages %s ms, %s calls, %s TLB shoot-downs); none "
+                 "iteration 1 %s ms (%s TLB shoot-downs); ideal iteration %s ms" % (
+                     p, fmt(med(orc), ".1f"),
+                     fmt(med([num(r.get("oracle", {}).get("ms")) for r in rs
+                              if r["variant"] == "oracle"]), ".1f"),
+                     fmt(med([num(r.get("oracle", {}).get("calls")) for r in rs
+                              if r["variant"] == "oracle"]), ".0f"),
+                     fmt(med([r.get("tlb") for r in rs if r["variant"] == "oracle"]), ".0f"),
+                     fmt(med(list(none.values())), ".1f"),
+                     fmt(med([r.get("tlb") for r in rs if r["variant"] == "none"]), ".0f"),
+                     fmt(med([r["tmed"] for r in rs if r["variant"] == "ideal"]), ".1f")))
+        L.append("  %-34s %5s %7s %7s %7s %7s %6s %7s %8s %7s %7s %7s %6s" % (
+            "setting", "runs", "O", "/oracle", "-start", "startup", "dir", "iter1", "faults",
+            "pg/flt", "arm", "fault*", "TLB"))
+        for st in sorted({r.get("setting", "default") for r in rs if r["variant"] == "nexttouch"}):
+            nt = [r for r in rs if r["variant"] == "nexttouch" and r.get("setting") == st
+                  and r["rep"] in none]
+            if not nt:
+                continue
+            o = [sol_overhead(r, none[r["rep"]]) for r in nt]
+            sm = lambda k: med([num(r.get("summary", {}).get(k)) for r in nt])
+            su = med([sol_startup(r) for r in nt])
+            L.append("  %-34s %5d %7.1f %7s %7s %7s %6s %7s %8s %7s %7s %7s %6s" % (
+                st, len(nt), med(o), fmt(med(o) / med(orc) if orc and med(orc) else None, ".2f"),
+                fmt((med(o) - su) / med(orc) if orc and med(orc) else None, ".2f"),
+                fmt(su, ".1f"),
+                fmt(med([r["directive_ms"] for r in nt]), ".1f"),
+                fmt(med([r["t1"] for r in nt]), ".1f"), fmt(sm("faults"), ".0f"),
+                fmt(sm("pages_armed") / sm("faults") if sm("faults") else None, ".1f"),
+                fmt(sm("arm_ms"), ".1f"), fmt(sm("fault_ms"), ".1f"),
+                fmt(med([r.get("tlb") for r in nt]), ".0f")))
+    L.append("")
+    L.append("(/oracle: O over the oracle's O; -start: the same without the engine's start-up; "
+             "* the time in the fault path, summed over the threads)")
+    o = outdir(d, "solvers-profile")
+    open(os.path.join(o, "profile.txt"), "w").write("\n".join(L) + "\n")
+    print("\n".join(L))
+    bad = [r for r in runs if r["result"] != "VERIFIED" or r.get("rc") != "0"]
+    return 1 if bad or part_rc(d, "solvers-profile") != 0 else 0
+
+
 # ---------------------------------------------------------------- summary
 
 def mark(ok):
@@ -1309,10 +1919,16 @@ def figures(d):
     if os.path.exists(path):
         F["dist_meta"], F["dist_rows"] = dist_load(path)
         F["dist"] = dist_figures(F["dist_rows"])
+    F["dist_seed"] = dist_seed(d)
     F["acc_rows"], F["acc_bad"] = acc_rows(d)
     F["sol_boots"], F["sol_runs"], _, F["sol"] = sol_analysis(d)
-    F["ro_rows"], _, F["ro_bad"] = ro_rows(d)
+    F["rc_rows"] = []
+    F["ro_rows"], _, F["ro_bad"] = ro_rows(d, F["rc_rows"])
     F["ro"] = ro_medians(F["ro_rows"])
+    F["ro_t"] = ro_targets(F["ro_rows"])
+    size, ranges, threads, F["curves_bad"] = curves_load(d)
+    F["curves"] = curves_figures(size, ranges, threads)
+    F["rc"] = rc_figures(F["rc_rows"], F["ro"])
     return F
 
 
@@ -1332,6 +1948,10 @@ def sum_dist(F, L):
                      p["q1"], p["q3"], p["ci"][0], p["ci"][1], p["mib"]))
     else:
         L.append("   [MISSED] ours/oracle: no pairs measured")
+    seed = F.get("dist_seed")
+    if seed:
+        L.append("   " + dist_seed_lines(seed)[0])
+        ok = ok and seed["ok"]
     r = f.get("ref_ours")
     if r:
         L.append("   [%s] reference/ours >= %.0f: %.1f (medians of %d; slowest ours vs "
@@ -1420,13 +2040,31 @@ def sum_solvers(F, L):
     for prog in SOL_PROGS:
         m = [r for r in runs if r["boot"] == "main" and r["prog"] == prog]
         loc = {}
-        for v in ("none", "nexttouch", "interleave", "ideal"):
+        for v in SOL_MAIN:
             xs = [r["f1"] for r in m if r["variant"] == v and r["f1"] is not None]
             if xs:
                 loc[v] = statistics.median(xs)
-        s = "   %-6s local@1: %s" % (prog, ", ".join("%s %.3f" % kv_ for kv_ in loc.items()))
         a = S.get(prog, {})
-        if "_over" in a and a["_be"].get(2.0) is not None:
+        c = a.get("_cmp")
+        if c:
+            nt, orc = c["nexttouch"], c["oracle"]
+            L.append("   [%s] %-6s nexttouch/oracle one-time overhead <= %.2f: median %.2f over "
+                     "%d reps (min-max %.2f-%.2f)  EMULATED" % (
+                         mark(c["met"]), prog, TARGET_SOLVER_ORACLE, c["ratio"], c["n"],
+                         c["min"], c["max"]))
+            L.append("          without the engine's start-up (%.1f ms, once per process) %.2f "
+                     "(%.2f-%.2f); %s faults for %s pages; TLB shoot-downs nexttouch %s, oracle "
+                     "%s, none %s" % (
+                         nt["startup_ms"] or 0, c["warm"], c["warm_min"], c["warm_max"],
+                         fmt(nt["faults"], ".0f"), fmt(nt["armed"], ".0f"), fmt(nt["tlb"], ".0f"),
+                         fmt(orc["tlb"], ".0f"), fmt(c["tlb_none"], ".0f")))
+            L.append("          overhead nexttouch %.1f, oracle %.1f ideal iter.; break-even "
+                     "(R=2) nexttouch %s, oracle %s iter.; local@1 nexttouch %s, oracle %s" % (
+                         nt["O_it"], orc["O_it"], fmt(nt["be"], ".1f"), fmt(orc["be"], ".1f"),
+                         fmt(nt["f1"]), fmt(orc["f1"])))
+        loc.pop("oracle", None)
+        s = "   %-6s local@1: %s" % (prog, ", ".join("%s %.3f" % kv_ for kv_ in loc.items()))
+        if "_over" in a and a["_be"].get(2.0) is not None and not c:
             s += "; overhead %.1f ideal iter., break-even %.1f iter. (R=2)" % (
                 a["_over"] / a["_tideal"], a["_be"][2.0])
         L.append(s)
@@ -1465,7 +2103,38 @@ def sum_readonly(F, L):
     if seq:
         L.append("   (serial init alone: %s %% local reads)" % ", ".join(
             "%s nodes %s" % (x["nodes"], fmt(100 * x["local"], ".2f")) for x in seq))
-    return all(x["ok"] for x in meds)
+    for (where, nodes), t in F["ro_t"].items():
+        x = t["ro_ideal"]
+        if x and where == "guest":
+            L.append("   [%s] readonly/ideal, time per iteration after set-up, %s nodes <= %.2f: "
+                     "median %.3f over %d reps (min-max %.3f-%.3f)  EMULATED" % (
+                         mark(x["met"]), nodes, TARGET_RO_IDEAL, x["median"], x["n"],
+                         x["min"], x["max"]))
+    for (where, nodes), t in F["ro_t"].items():
+        y = t["nt_oracle"]
+        if y and where == "guest":
+            L.append("   dense Jacobi %s nodes, nexttouch/oracle set-up: median %.2f over %d reps "
+                     "(min-max %.2f-%.2f)" % (nodes, y["median"], y["n"], y["min"], y["max"]))
+    for where in ("host", "guest"):
+        for nodes in sorted({r.get("nodes") for r in F["rc"] if r["where"] == where}):
+            rs = [r for r in F["rc"] if r["where"] == where and r.get("nodes") == nodes]
+            if rs:
+                L.append("   per-region cost, cached unchanged items, %s %s node(s), %s threads: %s" % (
+                    "native" if where == "host" else "guest", nodes, rs[0].get("threads"),
+                    ", ".join("%s: %.1f us = %s ideal iter." % (
+                        r.get("items"), r["cost"], fmt(r["iters"], ".4f")) for r in rs)))
+    return all(x["ok"] for x in meds) and not F["ro_bad"]
+
+
+def sum_curves(F, L):
+    L.append("6. Cost curves (how each cost grows; exponent of a log-log fit)")
+    C = F["curves"]
+    if not (C["size"] or C["ranges"] or C["threads"]):
+        L.append("   no results")
+        return True
+    for line in curves_lines(C):
+        L.append("   " + line)
+    return not F["curves_bad"]
 
 
 def wall_times(d):
@@ -1481,6 +2150,7 @@ def summary_text(d, F):
     ok &= sum_accuracy(F, L)
     ok &= sum_solvers(F, L)
     ok &= sum_readonly(F, L)
+    ok &= sum_curves(F, L)
     L.append("-" * 78)
     total, boots = wall_times(d)
     L.append("wall time %s%s" % ("%d min %02d s" % divmod(total, 60) if total else "?",
@@ -1512,6 +2182,11 @@ SHOWN = {
     "solvers-autonuma.png": "solvers/solvers-autonuma.png",
     "solvers-bind.png": "solvers/solvers-bind.png",
     "readonly.csv": "readonly/readonly.csv",
+    "region-cost.csv": "readonly/region-cost.csv",
+    "curves.png": "curves/curves.png",
+    "curves-size.csv": "curves/curves-size.csv",
+    "curves-ranges.csv": "curves/curves-ranges.csv",
+    "curves-threads.csv": "curves/curves-threads.csv",
 }
 BEGIN = ".. BEGIN GENERATED RESULTS (bench/report.py page)"
 END = ".. END GENERATED RESULTS"
@@ -1569,7 +2244,8 @@ def page_run(d, F):
               c.get("compiler", "?").split(" (")[0]),
           "* **Sizes**:", ""]
     for fam, what in (("dist", "distribution"), ("accuracy", "placement accuracy"),
-                      ("solvers", "Jacobi and CG"), ("readonly", "readonly")):
+                      ("solvers", "Jacobi and CG"), ("readonly", "readonly"),
+                      ("curves", "cost curves")):
         L.append("  - %s: %s" % (what, c.get(fam + "_params", "?")))
     parts = re.findall(r"boot (\d+)n: (\S+): (\d+) s, rc (\S+); host load by others: (.*)", times)
     if parts:
@@ -1598,6 +2274,20 @@ def page_targets(F):
                   "slowest ours against fastest reference %.1f" % r["worst"],
                   "%d and %d runs at %d MiB" % (r["n"], r["n_ours"], r["mib"]),
                   "yes" if r["met"] else "**no**"])
+    for p in SOL_PROGS:
+        c = F["sol"].get(p, {}).get("_cmp")
+        if c:
+            T.append(["%s: nexttouch / oracle one-time overhead ≤ %.2f (emulated)" % (
+                p, TARGET_SOLVER_ORACLE), "%.2f" % c["ratio"], "min-max %.2f-%.2f" % (
+                c["min"], c["max"]), "%d repetitions, 2 nodes" % c["n"],
+                "yes" if c["met"] else "**no**"])
+    for (where, nodes), t in F["ro_t"].items():
+        x = t["ro_ideal"]
+        if x and where == "guest":
+            T.append(["readonly / ideal, time per iteration after set-up, %s nodes ≤ %.2f "
+                      "(emulated)" % (nodes, TARGET_RO_IDEAL), "%.3f" % x["median"],
+                      "min-max %.3f-%.3f" % (x["min"], x["max"]),
+                      "%d repetitions" % x["n"], "yes" if x["met"] else "**no**"])
     for nodes, (met, cells) in sorted(acc_summary(F["acc_rows"]).items(),
                                       key=lambda x: int(x[0])):
         lo = min(cells, key=lambda c: float(c[1]))
@@ -1636,6 +2326,8 @@ def page_dist(F):
               "time over the no-migration loop):" % (f["native_mib"], f["native_n"]), ""]
         L += rst_table(["variant", "µs per page"], [[v, "%.2f" % x] for v, x in n.items()],
                        right=(1,))
+    if F.get("dist_seed"):
+        L += ["", "* " + dist_seed_lines(F["dist_seed"])[0] + "."]
     L += [""] + rst_image("nexttouch_dist.png", "emulated times by variant, ours / oracle per pair, "
                    "native per-page fault-path cost")
     L += ["Data: %s (every run, the configuration as ``#`` lines)." % rst_file(
@@ -1675,15 +2367,43 @@ def page_solvers(F):
                 continue
             ts = [r["tmed"] for r in main if r["prog"] == p and r["variant"] == v
                   and r["tmed"] is not None]
-            tab.append([p, v, a["n"], fmt(a["t1"], ".1f"), fmt(a["tmed"], ".1f"),
+            tab.append([p, v, a["n"],
+                        fmt(a["directive_ms"], ".1f") if v in ("nexttouch", "oracle") else "-",
+                        fmt(a["t1"], ".1f"), fmt(a["tmed"], ".1f"),
                         "%.1f-%.1f" % (min(ts), max(ts)) if ts else "-", fmt(a["r1"], ".2f"),
                         fmt(a["rmed"], ".2f"), fmt(a["model"], ".2f"), fmt(a["f1"]),
-                        fmt(a["fk"]), fmt(a["migrated"], ".0f")])
-    L += rst_table(["program", "variant", "runs", "iter. 1 (ms)", "iter. 2..k (ms)",
-                    "min-max", "iter. 1 / ideal", "2..k / ideal", "model / ideal",
-                    "local after 1", "local after k", "pages moved"], tab,
-                   right=(2, 3, 4, 6, 7, 8, 9, 10, 11))
+                        fmt(a["fk"]), fmt(a["migrated"], ".0f") if v != "oracle" else "-"])
+    L += rst_table(["program", "variant", "runs", "before (ms)", "iter. 1 (ms)",
+                    "iter. 2..k (ms)", "min-max", "iter. 1 / ideal", "2..k / ideal",
+                    "model / ideal", "local after 1", "local after k", "pages moved"], tab,
+                   right=(2, 3, 4, 5, 7, 8, 9, 10, 11, 12))
+    L += ["", "*before*: the step before the solver, nexttouch's directive (its engine "
+          "start-up is measured apart, below) or the oracle's ``move_pages``; *pages moved*: "
+          "the engine's count."]
     L.append("")
+    for p in SOL_PROGS:
+        c = S.get(p, {}).get("_cmp")
+        if c:
+            nt, orc = c["nexttouch"], c["oracle"]
+            L.append("* ``%s``, nexttouch against the oracle (per repetition, each against the "
+                     "same repetition's run without placement): one-time overhead nexttouch "
+                     "%.1f ms = %.1f ideal iterations, oracle %.1f ms = %.1f; nexttouch / "
+                     "oracle median **%.2f** over %d repetitions (min-max %.2f-%.2f), "
+                     "without the engine's start-up (%.1f ms) %.2f (min-max %.2f-%.2f); "
+                     "break-even (R = %.0f) nexttouch %s, oracle %s iterations; local share "
+                     "after one iteration nexttouch %s, oracle %s. nexttouch: %s pages "
+                     "armed, %s moved in %s faults, engine timers arm %s ms, faults %s ms "
+                     "(summed over the threads); oracle: %s ``move_pages`` calls, %s ms; TLB "
+                     "shoot-downs per process nexttouch %s, oracle %s, none %s." % (
+                         p, nt["O"], nt["O_it"], orc["O"], orc["O_it"], c["ratio"], c["n"],
+                         c["min"], c["max"], nt["startup_ms"] or 0, c["warm"], c["warm_min"],
+                         c["warm_max"], NUMA_RATIO, fmt(nt["be"], ".1f"),
+                         fmt(orc["be"], ".1f"), fmt(nt["f1"]), fmt(orc["f1"]),
+                         fmt(nt["armed"], ".0f"), fmt(nt["migrated"], ".0f"),
+                         fmt(nt["faults"], ".0f"), fmt(nt["arm_ms"], ".1f"),
+                         fmt(nt["fault_ms"], ".1f"), fmt(orc["calls"], ".0f"),
+                         fmt(orc["move_ms"], ".1f"), fmt(nt["tlb"], ".0f"), fmt(orc["tlb"], ".0f"),
+                         fmt(c["tlb_none"], ".0f")))
     for p in SOL_PROGS:
         a = S.get(p, {})
         if "_over" in a:
@@ -1740,7 +2460,67 @@ def page_readonly(F):
                      fmt(x["replica_mib"], ".1f"), fmt(x["us_page"], ".2f"),
                      fmt(x["floor"], ".2f")] for x in meds],
                    right=(1, 3, 4, 6, 7, 8, 9, 10, 11, 12))
-    L += ["", "Data: %s." % rst_file("readonly.csv")]
+    T = F["ro_t"]
+    for (where, nodes), t in T.items():
+        x, y = t["ro_ideal"], t["nt_oracle"]
+        if x:
+            L += ["", "* %s, %s node(s): ``readonly`` / ``ideal``, steady iteration, per "
+                  "repetition: median **%.3f** over %d (min-max %.3f-%.3f)%s." % (
+                      "guest" if where == "guest" else "native", nodes, x["median"], x["n"],
+                      x["min"], x["max"], "; nexttouch's set-up / the oracle's: median %.2f "
+                      "(min-max %.2f-%.2f)" % (y["median"], y["min"], y["max"]) if y else "")]
+    rc = F["rc"]
+    if rc:
+        L += ["", "Per-region cost of ``readonly`` with cached, unchanged items "
+              "(``bench/region_cost.c``: each item %s pages, every thread takes its pointer to "
+              "every item and reads one value; blocks of regions with and without readonly "
+              "alternating; the median over the block pairs of the difference per region, "
+              "its min-max; *ideal iterations*: that cost / the dense Jacobi's steady ideal "
+              "iteration at n = %s in the same guest or on the host):" % (
+                  rc[0].get("item_pages"), (F["ro_rows"] or [{}])[0].get("n", "?")), ""]
+        L += rst_table(["where", "nodes", "threads", "items", "µs per region", "min-max (µs)",
+                        "plain region (µs)", "ideal iterations"],
+                       [[r["where"], r.get("nodes"), r.get("threads"), r.get("items"),
+                         "%.1f" % r["cost"], "%.1f-%.1f" % (r["lo"], r["hi"]),
+                         "%.2f" % (r["plain"] or 0), fmt(r["iters"], ".4f")] for r in rc],
+                       right=(1, 2, 3, 4, 6, 7))
+    L += ["", "Data: %s, %s." % (rst_file("readonly.csv"), rst_file("region-cost.csv"))]
+    return L
+
+
+def page_curves(F):
+    C = F["curves"]
+    if not (C["size"] or C["ranges"] or C["threads"]):
+        return ["No results."]
+    L = ["How each cost grows (the exponent e of a least-squares fit of log time against "
+         "log x, and the segment whose local exponent departs most from it):", ""]
+    L += ["* " + l for l in curves_lines(C)]
+    rows = []
+    for v, pts in C["size"].items():
+        for m, t, lo, hi, n in pts:
+            rows.append([v, m, n, "%.1f" % t, "%.1f-%.1f" % (lo, hi),
+                         "%.2f" % (t * 1e3 / (m * 256))])
+    if rows:
+        L += ["", "Distribution (2-node guest, 2 threads, emulated; half of the pages move):", ""]
+        L += rst_table(["variant", "MiB", "runs", "time (ms)", "min-max", "µs per page"],
+                       rows, right=(1, 2, 3, 5))
+    rows = []
+    for (where, how), pts in C["ranges"].items():
+        for p in pts:
+            rows.append(["native" if where == "host" else "guest", how, p["n"], p["runs"],
+                         "%.0f" % p["request"], "%.0f-%.0f" % p["req_range"],
+                         "%.0f" % p["arm"], "%.0f-%.0f" % p["arm_range"],
+                         "%.0f" % p["armed"], "%.0f" % p["fail_arm"]])
+    if rows:
+        L += ["", "Request and arming against the number of disjoint one-page ranges (µs; "
+              "native: this host, ``KMP_NEXTTOUCH_FORCE=1``; guest: emulated):", ""]
+        L += rst_table(["where", "request", "ranges", "runs", "request (µs)", "min-max",
+                        "arming (µs)", "min-max", "armed", "fail_arm"], rows,
+                       right=(2, 3, 4, 6, 8, 9))
+    L += [""] + rst_image("curves.png", "distribution time against size; request and arming "
+                          "cost against ranges; readonly's per-region cost against threads")
+    L += ["Data: %s, %s, %s." % (rst_file("curves-size.csv"), rst_file("curves-ranges.csv"),
+                                 rst_file("curves-threads.csv"))]
     return L
 
 
@@ -1756,7 +2536,8 @@ def page_section(d, F, summary):
     L += rst_heading("Targets", "-")
     L += rst_table(["target", "figure", "spread", "runs", "met"], page_targets(F))
     for title, fn in (("Distribution", page_dist), ("Placement accuracy", page_accuracy),
-                      ("Jacobi and CG", page_solvers), ("readonly", page_readonly)):
+                      ("Jacobi and CG", page_solvers), ("readonly", page_readonly),
+                      ("Cost curves", page_curves)):
         L += rst_heading(title + ": results", "-")
         L += fn(F)
     L += ["", END]
@@ -1786,8 +2567,9 @@ def cmd_page(d):
     return 0
 
 
-COMMANDS = {"dist": cmd_dist, "accuracy": cmd_accuracy, "apps": cmd_apps,
-            "readonly": cmd_readonly, "solvers": cmd_solvers, "summary": cmd_summary,
+COMMANDS = {"dist": cmd_dist, "accuracy": cmd_accuracy, "apps": cmd_apps, "curves": cmd_curves,
+            "readonly": cmd_readonly, "solvers": cmd_solvers,
+            "solvers-profile": cmd_solvers_profile, "summary": cmd_summary,
             "page": cmd_page}
 
 

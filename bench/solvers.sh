@@ -3,9 +3,11 @@
 # alternatives (make bench-solvers; docs/Benchmarks.rst). bench/apps/jacobi.c
 # and bench/apps/cg3d.c (3-D unstructured, RCM order) in four guest parts:
 #
-#   solvers-main      2 nodes: variants none, nexttouch, interleave (numactl
-#                     --interleave=all), ideal (parallel initialisation),
-#                     REPS repetitions, interleaved;
+#   solvers-main      2 nodes: variants none, nexttouch, oracle (batched
+#                     move_pages of every page to its thread's node, one
+#                     thread per node, in place of the directive), interleave
+#                     (numactl --interleave=all), ideal (parallel
+#                     initialisation), REPS repetitions, interleaved;
 #   solvers-autonuma  2 nodes, numa_balancing 1: autonuma (serial init, no
 #                     directive) for AUTONUMA_SECONDS of solver time, with
 #                     ideal in the same part as its time reference,
@@ -16,6 +18,15 @@
 #                     (4 vCPUs on 2 host cores: placement only).
 #
 #   bench/solvers.sh [run | parts DIR | report DIR]    (bench/lib.sh)
+#   bench/solvers.sh profile   where nexttouch's one-time overhead goes: in
+#                   one 2-node guest, REPS times, nexttouch with the default
+#                   settings, a fixed window of 64 and of 512 pages
+#                   (KMP_NEXTTOUCH_WINDOW), KMP_NEXTTOUCH_MECHANISM=
+#                   move_pages and KMP_TOPOLOGY_METHOD=hwloc (libomp loads
+#                   hwloc's topology at its start, not the engine at its
+#                   first request), beside the oracle, none and ideal; the
+#                   engine's faults, timers, start-up and TLB shoot-downs
+#                   per setting (build/bench/solvers-profile)
 #   REPS=3 AUTONUMA_SECONDS=20 AUTONUMA_REPS=3     (defaults)
 #   JACOBI_ARGS="1022 60" CG_ARGS="100000 60"      N per side, sweeps; rows,
 #                                                  iterations (36 per solve)
@@ -48,7 +59,8 @@ build() {
 }
 
 # The guest's side: `run VARIANT PROG ARGS...` runs one program between
-# markers (NT_RUN, NT_EXIT; /proc/vmstat's numa_* counters around the
+# markers (NT_RUN, NT_EXIT; NT_TLB: the TLB shoot-downs the guest took while
+# it ran; /proc/vmstat's numa_* counters around the
 # autonuma runs). REP and the OMP_* variables come from the part.
 guest_lib() {
   cat <<'EOF'
@@ -63,17 +75,22 @@ autonuma_params() {
   echo "NT_AUTONUMA_PARAMS $(for f in $d/*; do printf '%s=%s ' "${f##*/}" "$(cat "$f")"; done)"
 }
 vmstat() { echo "NT_VMSTAT when=$1 $(grep '^numa_' /proc/vmstat | tr ' \n' '= ')"; }
+# TLB shoot-down interrupts received, summed over the CPUs.
+tlb() { awk '/TLB shootdowns/{s=0; for(i=2;i<=NF;i++) if ($i ~ /^[0-9]+$/) s+=$i; print s}' /proc/interrupts; }
 run() {
   v=$1 p=$2
   shift 2
-  echo "NT_RUN rep=$REP prog=$p variant=$v bind=$OMP_PROC_BIND places=$OMP_PLACES threads=$OMP_NUM_THREADS"
+  echo "NT_RUN rep=$REP prog=$p variant=$v bind=$OMP_PROC_BIND places=$OMP_PLACES threads=$OMP_NUM_THREADS setting=${SETTING:-default}"
   [ "$v" = autonuma ] && vmstat before
+  t0=$(tlb)
   if [ "$v" = interleave ]; then
     numactl --interleave=all ./"$p" --variant="$v" "$@"
   else
     ./"$p" --variant="$v" "$@"
   fi
-  echo "NT_EXIT prog=$p variant=$v rep=$REP rc=$?"
+  rc=$?
+  echo "NT_TLB prog=$p variant=$v shootdowns=$(($(tlb) - ${t0:-0}))"
+  echo "NT_EXIT prog=$p variant=$v rep=$REP rc=$rc"
   [ "$v" = autonuma ] && vmstat after
   true
 }
@@ -90,10 +107,17 @@ prelude() {
 part_main() {
   local r v
   prelude main 2 0
-  echo "export OMP_NUM_THREADS=2 $OMP_SPREAD"
+  # NT_APP_WARM=1: nexttouch's engine start-up (the process's first request)
+  # is measured apart, before the clock (ntapp.h), and added back by the
+  # report: the one-time overhead with and without it.
+  echo "export OMP_NUM_THREADS=2 $OMP_SPREAD NT_APP_WARM=1"
   for r in $(seq 1 "$reps"); do
     echo "REP=$r"
-    for v in none nexttouch interleave ideal; do
+    # nexttouch and the oracle, whose ratio is a target, in alternating
+    # order: what one run leaves behind for the next falls on both alike.
+    local order="none nexttouch oracle interleave ideal"
+    [ $((r % 2)) = 0 ] && order="none oracle nexttouch interleave ideal"
+    for v in $order; do
       echo "run $v jacobi $jacobi_args; run $v cg3d $cg_cache $cg_args"
     done
   done
@@ -140,4 +164,36 @@ parts() {
 
 report() { $PY "$REPORT" solvers "$DIR"; }
 
-driver_main "$@"
+# The profile: the engine's settings that change its number of faults.
+profile() {
+  local d=$TOP/build/bench/solvers-profile r s
+  rm -rf "$d"
+  setup_dir "$d"
+  build
+  param "profile: jacobi $jacobi_args, cg3d $cg_args, $reps repetitions"
+  {
+    prelude profile 2 0
+    echo "export OMP_NUM_THREADS=2 $OMP_SPREAD NT_APP_WARM=1"
+    for r in $(seq 1 "$reps"); do
+      echo "REP=$r"
+      for s in KMP_NEXTTOUCH_WINDOW=adaptive KMP_NEXTTOUCH_WINDOW=64 KMP_NEXTTOUCH_WINDOW=512 \
+        KMP_NEXTTOUCH_MECHANISM=move_pages KMP_TOPOLOGY_METHOD=hwloc; do
+        echo "export SETTING=$s $s"
+        echo "run nexttouch jacobi $jacobi_args; run nexttouch cg3d $cg_cache $cg_args"
+        echo "unset SETTING ${s%%=*}"
+      done
+      for s in oracle none ideal; do
+        echo "run $s jacobi $jacobi_args; run $s cg3d $cg_cache $cg_args"
+      done
+    done
+  } | part solvers-profile 2
+  local rc=0
+  guests || rc=1
+  $PY "$REPORT" solvers-profile "$d" || rc=1
+  return $rc
+}
+
+case ${1:-run} in
+profile) profile ;;
+*) driver_main "$@" ;;
+esac

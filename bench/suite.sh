@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The benchmark suite in one command (make bench-suite; docs/Benchmarks.rst):
-# distribution, placement accuracy, Jacobi/CG against the alternatives with
-# the OMP_PROC_BIND x OMP_PLACES sweep, and readonly, against one copy of
+# distribution, placement accuracy, Jacobi/CG against the alternatives (the
+# move_pages oracle among them) with the OMP_PROC_BIND x OMP_PLACES sweep,
+# readonly, and the cost curves, against one copy of
 # libomp, with every family's guest parts in two guests (2 nodes/2 vCPUs,
 # then 4 nodes/4 vCPUs); then each family's native part and report, the
 # summary of the targets (met or missed) and the results of
 # docs/Benchmarks.rst.
 #
-#   bench/suite.sh           reduced sizes (below), about 5 minutes
+#   bench/suite.sh           reduced sizes (below), about 8 minutes
 #   FULL=1 bench/suite.sh    every family at its own defaults (about 40 min)
 #
 # Raw logs and every report: build/bench/suite/. The summary is printed; if
@@ -26,12 +27,15 @@ step() { echo "== bench-suite [$(($(date +%s) - T0)) s]: $*" >&2; }
 # The reduced sizes keep each figure's meaning: the same variants, patterns
 # and bindings, every run verified, ratios within one guest. CG needs at
 # least one whole solve (about 35 iterations at 30 000 rows).
-dist_env=(BENCH_MIB=128 BENCH_PAIRS=24 BENCH_REF_MIB=64 BENCH_REPS=3 BENCH_HOST_MIB=64)
+dist_env=(BENCH_MIB=128 BENCH_PAIRS=24 BENCH_REF_MIB=64 BENCH_REPS=3 BENCH_HOST_MIB=64
+          BENCH_SEED_PAIRS=2 BENCH_SEED_REPS=2)
 acc_env=(MIB=64 WINDOWS=default)
-sol_env=(REPS=2 JACOBI_ARGS="510 40" CG_ARGS="30000 40" AUTONUMA_SECONDS=8
+sol_env=(REPS=5 JACOBI_ARGS="510 40" CG_ARGS="30000 40" AUTONUMA_SECONDS=8
          AUTONUMA_REPS=1 JACOBI_SWEEP_ARGS="510 10" CG_SWEEP_ARGS="10000 40")
-ro_env=(N=2048 ITERS=6 REPS=2 NODES="2 4")
-if [ "$full" = 1 ]; then dist_env=() acc_env=() sol_env=() ro_env=(); fi
+ro_env=(N=2048 ITERS=8 REPS=4 NODES="2 4" RC_REGIONS=10 RC_BLOCKS=6)
+cur_env=(SIZES="16 32 64 128" REPS=2 RANGES="1 10 100 1000 10000"
+         GUEST_RANGES="1 10 100 1000" THREADS="1 2 4 8" RC_REGIONS=10 RC_BLOCKS=6)
+if [ "$full" = 1 ]; then dist_env=() acc_env=() sol_env=() ro_env=() cur_env=(); fi
 
 # family NAME COMMAND DIR: one driver's step with its environment.
 family() {
@@ -46,7 +50,7 @@ setup_dir "$dir"
 echo "suite=$([ "$full" = 1 ] && echo full || echo reduced)" >>"$dir/config.txt"
 
 step "1/4 building the benchmarks and writing their guest parts"
-for f in dist:dist acc:accuracy sol:solvers ro:readonly; do
+for f in dist:dist acc:accuracy sol:solvers ro:readonly cur:curves; do
   family "${f%%:*}" "${f#*:}" parts
 done
 
@@ -55,7 +59,7 @@ status=0
 guests || status=1
 
 step "3/4 native parts and the reports of each family"
-for f in dist:dist acc:accuracy sol:solvers ro:readonly; do
+for f in dist:dist acc:accuracy sol:solvers ro:readonly cur:curves; do
   family "${f%%:*}" "${f#*:}" report >"$dir/logs/report-${f#*:}.log" 2>&1 || {
     status=1
     echo "bench-suite: ${f#*:} failed; see $dir/logs/report-${f#*:}.log" >&2

@@ -25,9 +25,11 @@
 // The bandwidth before and after is printed, and the permutation checked.
 //
 // The solver's arrays (rowstr, colidx, a; b, x, r, p, q; fresh pages from
-// mmap, nt_alloc) are written by an "assembly" copy from the generated matrix: by one thread (variants none,
-// nexttouch, interleave, autonuma) or by the solver's static schedule over
-// the rows (ideal). The right-hand side is b = A x* for a known x*
+// mmap, nt_alloc) are written by an "assembly" copy from the generated
+// matrix: by one thread (variants none, nexttouch, interleave, autonuma,
+// oracle) or by the solver's static schedule over the rows (ideal). The
+// oracle then moves every page to the node of the thread whose rows it
+// holds, with batched move_pages, one thread per node (nt_app_place). The right-hand side is b = A x* for a known x*
 // (x*_i = 1 + sin(i) / 2, i in RCM order).
 //
 // CG (Hestenes & Stiefel), unpreconditioned, three parallel loops per
@@ -479,6 +481,8 @@ int main(int argc, char **argv) {
   if (nt_app.use_nt) {
 #pragma omp nexttouch(a : nnz, colidx : nnz, rowstr : n + 1, b : n, x : n, \
                       r : n, p : n, q : n)
+  } else {
+    nt_app_place(); // the oracle's move_pages
   }
   tdir = omp_get_wtime() - tdir;
   nt_app_phase(tinit, tdir);

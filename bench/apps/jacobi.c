@@ -20,7 +20,9 @@
 // none, nexttouch, interleave (run under numactl --interleave=all), ideal
 // (the initialisation is a 'parallel for schedule(static)' over the rows, as
 // the sweep: first touch by the thread that sweeps the row), autonuma (run
-// with kernel.numa_balancing=1). Each sweep is timed on its own (NT_ITER
+// with kernel.numa_balancing=1), oracle (in place of the directive, every
+// page moved to its sweeping thread's node with batched move_pages, one
+// thread per node: nt_app_place). Each sweep is timed on its own (NT_ITER
 // lines; the residual, when due, counts in its sweep); --seconds=S goes on
 // sweeping until the sweeps took S seconds.
 //
@@ -92,6 +94,8 @@ int main(int argc, char **argv) {
   double tdir = omp_get_wtime();
   if (nt_app.use_nt) {
 #pragma omp nexttouch(u : len, unew : len, f : len)
+  } else {
+    nt_app_place(); // the oracle's move_pages
   }
   tdir = omp_get_wtime() - tdir;
   nt_app_phase(tinit, tdir);

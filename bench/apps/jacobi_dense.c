@@ -27,6 +27,13 @@
 //   ideal      parallel initialisation with the solver's schedule (first
 //              touch places each row on the node of the thread that reads
 //              it): the paper's "ideal initialization"
+//   oracle     serial initialisation, then the best migration a program
+//              that knows its partition can do, in the first iteration
+//              (timed with it, as nexttouch's faults are): every page of A
+//              and b moved to the node of the thread that reads the row in
+//              the middle of the page, by move_pages(2) in batches of 1024
+//              pages from one thread per node (the page lists are made
+//              before the clock starts)
 //
 // Verification: x_true is known and b = A x_true; with x_0 = 0 the error
 // after K iterations is at most q^K ||x_true||_inf, q = max_i
@@ -51,7 +58,8 @@
 //              ro_ns_first= ro_us_per_page= ro_ms_per_mib=
 //              floor_alloc_us_per_page= floor_copy_us_per_page= replica_bytes=
 //              nt_pages_armed= nt_pages_migrated= nt_pages_already_local=
-//              nt_faults= err= bound= resid= checksum= result=VERIFIED|FAILED
+//              nt_faults= oracle_calls= oracle_on_node= oracle_ms= err= bound=
+//              resid= checksum= result=VERIFIED|FAILED
 //
 // first_ms: the first iteration (it pays for the next-touch migration or the
 // replication); steady_ms: median of the others; mean_ms: all of them.
@@ -72,12 +80,16 @@
 // (readonly_replicas x the item's pages). rss_delta: resident memory after the
 // solver minus before it.
 //
-// usage: jacobi_dense --variant seq|nexttouch|readonly|ideal [n (default
+// oracle_*: the oracle's move_pages calls, the pages on their node after
+// them, its time (part of first_ms); 0 for the other variants.
+//
+// usage: jacobi_dense --variant seq|nexttouch|readonly|ideal|oracle [n (default
 //        8192)] [iterations (default 10)]
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
 #include <numa.h>
+#include <numaif.h>
 #include <omp.h>
 #include <sched.h>
 #include <stdint.h>
@@ -89,9 +101,10 @@
 #include <unistd.h>
 
 enum { MAX_THREADS = 256, MAX_ITERS = 10000, MAX_NODES = 64 };
-enum { V_SEQ, V_NEXTTOUCH, V_READONLY, V_IDEAL };
+enum { V_SEQ, V_NEXTTOUCH, V_READONLY, V_IDEAL, V_ORACLE };
 static const char *const variant_names[] = {"seq", "nexttouch", "readonly",
-                                            "ideal"};
+                                            "ideal", "oracle"};
+enum { ORACLE_BATCH = 1024 };
 
 // What each thread used in the last iteration.
 typedef struct {
@@ -211,6 +224,59 @@ static void copy_floor(const void *src, size_t bytes, double *alloc_us,
   *copy_us = (t2 - t1) * 1e6 / (len / 4096.0);
 }
 
+// The oracle's plan: each page of [p, p + len) (an array of n rows of
+// row_bytes) goes to the node of the thread that reads the row in the
+// middle of the page's part of it under schedule(static); appended to
+// list[node].
+static void oracle_plan(const void *p, size_t len, size_t row_bytes,
+                        const long *row_lo, const long *row_hi,
+                        const int *tnode, int nthreads, void **list[],
+                        long *count) {
+  uintptr_t s = (uintptr_t)p, e = s + len, pg = (uintptr_t)pagesize;
+  for (uintptr_t ps = s & ~(pg - 1); ps < e; ps += pg) {
+    uintptr_t a = ps > s ? ps : s, b = ps + pg < e ? ps + pg : e;
+    long row = (long)(((a + b) / 2 - s) / row_bytes);
+    for (int t = 0; t < nthreads; t++)
+      if (row_lo[t] <= row && row <= row_hi[t]) {
+        list[tnode[t]][count[tnode[t]]++] = (void *)ps;
+        break;
+      }
+  }
+}
+
+// The oracle's migration: the lowest-numbered thread of each node moves
+// its node's list there, ORACLE_BATCH pages per move_pages call.
+static void oracle_move(void **list[], const long *count, int nodes,
+                        long *calls, long *on_node) {
+  long c = 0, ok = 0;
+#pragma omp parallel reduction(+ : c, ok)
+  {
+    int node = node_of_cpu(sched_getcpu()), t = omp_get_thread_num();
+    static int tn[MAX_THREADS];
+    if (t < MAX_THREADS)
+      tn[t] = node;
+#pragma omp barrier
+    int leader = node < nodes && node < MAX_NODES;
+    for (int u = 0; u < t && u < MAX_THREADS; u++)
+      if (tn[u] == node)
+        leader = 0;
+    if (leader) {
+      int dest[ORACLE_BATCH], status[ORACLE_BATCH];
+      for (int j = 0; j < ORACLE_BATCH; j++)
+        dest[j] = node;
+      for (long p = 0; p < count[node]; p += ORACLE_BATCH) {
+        long k = count[node] - p < ORACLE_BATCH ? count[node] - p : ORACLE_BATCH;
+        c++;
+        if (syscall(SYS_move_pages, 0, k, list[node] + p, dest, status,
+                    MPOL_MF_MOVE) == 0)
+          for (long j = 0; j < k; j++)
+            ok += status[j] == node;
+      }
+    }
+  }
+  *calls = c, *on_node = ok;
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
@@ -253,7 +319,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--variant") && i + 1 < argc) {
       const char *v = argv[++i];
-      for (int j = 0; j < 4; j++)
+      for (int j = 0; j < 5; j++)
         if (!strcmp(v, variant_names[j]))
           variant = j;
     } else {
@@ -263,7 +329,7 @@ int main(int argc, char **argv) {
   argc = k;
   if (variant < 0) {
     fprintf(stderr,
-            "usage: %s --variant seq|nexttouch|readonly|ideal [n] "
+            "usage: %s --variant seq|nexttouch|readonly|ideal|oracle [n] "
             "[iterations]\n",
             argv[0]);
     return 2;
@@ -335,6 +401,36 @@ int main(int argc, char **argv) {
   if (variant == V_NEXTTOUCH) {
 #pragma omp nexttouch(A[0 : n * n], b[0 : n])
   }
+  // The oracle's plan, before the clock: each thread's rows under
+  // schedule(static), each node's pages.
+  void **olist[MAX_NODES] = {0};
+  long ocount[MAX_NODES] = {0}, ocalls = 0, oon = 0;
+  double oms = 0;
+  if (variant == V_ORACLE) {
+    long lo[MAX_THREADS], hi[MAX_THREADS];
+    int tnode[MAX_THREADS];
+#pragma omp parallel
+    {
+      int t = omp_get_thread_num();
+      long l = -1, h = -2;
+#pragma omp for schedule(static)
+      for (long i = 0; i < n; i++) {
+        if (l < 0)
+          l = i;
+        h = i;
+      }
+      lo[t] = l, hi[t] = h;
+      tnode[t] = node_of_cpu(sched_getcpu());
+    }
+    size_t cap = (a_bytes + b_bytes) / pagesize + 4;
+    for (int q = 0; q < nodes && q < MAX_NODES; q++)
+      if (!(olist[q] = malloc(cap * sizeof(void *))))
+        return perror("malloc"), 2;
+    oracle_plan(A, a_bytes, n * sizeof(double), lo, hi, tnode, nthreads, olist,
+                ocount);
+    oracle_plan(b, b_bytes, sizeof(double), lo, hi, tnode, nthreads, olist,
+                ocount);
+  }
   double diff = 0, tsolve = omp_get_wtime();
   for (int it = 0; it < iters; it++) {
     int rec = it == iters - 1;
@@ -342,6 +438,10 @@ int main(int argc, char **argv) {
       for (int t = 0; t < nthreads; t++)
         used[t].lo = 0, used[t].hi = -1;
     double ti = omp_get_wtime();
+    if (variant == V_ORACLE && it == 0) {
+      oracle_move(olist, ocount, nodes, &ocalls, &oon);
+      oms = (omp_get_wtime() - ti) * 1e3;
+    }
     diff = 0;
     if (variant == V_READONLY) {
 #ifdef USE_READONLY_CLAUSE
@@ -516,6 +616,7 @@ int main(int argc, char **argv) {
          "nt_pages_already_local=%llu nt_faults=%llu",
          U(replica_bytes), U(c2.pages_armed), U(c2.pages_migrated),
          U(c2.pages_already_local), U(c2.faults));
+  printf(" oracle_calls=%ld oracle_on_node=%ld oracle_ms=%.2f", ocalls, oon, oms);
   printf(" q=%.4f err=%.3e bound=%.3e resid=%.3e checksum=%.17g result=%s\n", q,
          err, bound, resid / bmax, checksum, ok ? "VERIFIED" : "FAILED");
   fflush(stdout);

@@ -13,7 +13,8 @@
 //              faults= batches= pages_migrated= pages_already_local=
 //              pages_disarmed= pages_touched_serial= pages_expired= fail=
 //              pages_still_armed= handled= faults_per_page= data_pages=
-//              owner_local= time_ms= result=VERIFIED|FAILED
+//              owner_local= arm_ms= fault_ms= disarm_ms= startup_ms=
+//              time_ms= result=VERIFIED|FAILED
 //
 // The counters are those at nt_app_stop(), right after the computation
 // (time_ms: from nt_app_start to nt_app_stop, less the time nt_app_iter
@@ -39,6 +40,15 @@
 //   ideal       parallel initialisation by the solver's static schedule
 //   autonuma    serial initialisation, no directive; the kernel's automatic
 //               NUMA balancing must be on (checked: /proc/sys/kernel/numa_balancing)
+//   oracle      serial initialisation, then in place of the directive the best
+//               migration a program that knows its partition can do: every
+//               page of the registered arrays goes to the node of the thread
+//               that uses it under the static schedule (the rule owner_local
+//               checks), by move_pages(2) in batches of NT_ORACLE_BATCH pages,
+//               from one thread per node (the lowest-numbered thread on it)
+//               moving its node's pages, all nodes at once (nt_app_place).
+//               The page lists are made in nt_app_start, before the clock
+//               starts: the oracle's knowledge costs it nothing.
 // nt_app.use_nt says whether to issue the directive, nt_app.par_init whether
 // to initialise in parallel. NT_INFO also prints mempolicy= and
 // numa_balancing=.
@@ -51,6 +61,14 @@
 // threads may move; but among the pages whose node is known), unknown= (pages
 // of all arrays without a node: see nt_app_placement) and thread_nodes=. The solvers also print
 // NT_PHASE prog= variant= init_ms= directive_ms= start_ms= (nt_app_phase).
+// The oracle variant prints NT_ORACLE prog= variant= pages= calls= on_node=
+// failed= ms= max_thread_ms= (pages in its lists, move_pages calls, pages on
+// their node after the call (moved or there already), pages not moved; its
+// wall time and the slowest node's thread). NT_SUMMARY also carries the engine's timers
+// (arm_ms= fault_ms= disarm_ms=, fault_ms summed over the threads) and
+// startup_ms=: for nexttouch, the time of the process's first request
+// (kmp_nexttouch of one page, then a one-iteration region over it) made in
+// nt_app_start before the clock starts, if NT_APP_WARM=1 ("-" otherwise).
 //
 // Usage in a program:
 //   nt_app_init("name", &argc, argv);   // strips --baseline from argv
@@ -109,10 +127,13 @@ enum {
   NT_V_NONE,
   NT_V_INTERLEAVE,
   NT_V_IDEAL,
-  NT_V_AUTONUMA
+  NT_V_AUTONUMA,
+  NT_V_ORACLE
 };
 static const char *const nt_variant_names[] = {
-    "nexttouch", "baseline", "none", "interleave", "ideal", "autonuma"};
+    "nexttouch", "baseline", "none", "interleave", "ideal", "autonuma", "oracle"};
+
+enum { NT_ORACLE_BATCH = 1024 }; // pages per move_pages(2) call of the oracle
 
 static struct {
   const char *prog;
@@ -131,6 +152,10 @@ static struct {
   long unknown_pages;         // pages without a node in nt_app_placement
   double t_begin;             // omp_get_wtime() in nt_app_init
   double measure_s;           // time nt_app_iter spent measuring placement
+  void **oracle_pages[64];    // oracle: the pages each node's thread moves
+  long oracle_n[64];
+  double startup_ms;          // NT_APP_WARM=1: the engine's first request
+  char oracle_line[256];      // NT_ORACLE, printed by nt_app_phase
 } nt_app;
 
 // Fresh pages for an array (mmap): malloc may hand out heap memory that
@@ -202,7 +227,7 @@ static void nt_app_init_common(const char *prog, int *argc, char **argv,
           v = j;
       if (v < 0) {
         fprintf(stderr, "%s: unknown %s (none, nexttouch, interleave, ideal, "
-                        "autonuma)\n", prog, argv[i]);
+                        "autonuma, oracle)\n", prog, argv[i]);
         exit(2);
       }
       if (!variants && v != NT_V_NEXTTOUCH && v != NT_V_BASELINE) {
@@ -249,7 +274,8 @@ static void nt_app_init_common(const char *prog, int *argc, char **argv,
     exit(2);
   }
   if ((nt_app.variant == NT_V_NONE || nt_app.variant == NT_V_NEXTTOUCH ||
-       nt_app.variant == NT_V_IDEAL) && nt_app.numa_balancing > 0)
+       nt_app.variant == NT_V_IDEAL || nt_app.variant == NT_V_ORACLE) &&
+      nt_app.numa_balancing > 0)
     fprintf(stderr, "%s: warning: numa_balancing is on (variant %s)\n", prog,
             nt_variant());
 }
@@ -289,7 +315,28 @@ static void nt_app_array(const char *name, const void *base, size_t count,
   a->rowstr = rowstr;
 }
 
+static void nt_oracle_plan(void);
+
+// The clock starts. Before it: the oracle's page lists; with NT_APP_WARM=1
+// and the nexttouch variant, the engine's start-up (its first request).
 static void nt_app_start(void) {
+  if (nt_app.variant == NT_V_ORACLE)
+    nt_oracle_plan();
+  nt_app.startup_ms = -1;
+  const char *w = getenv("NT_APP_WARM");
+  if (nt_app.use_nt && w && atoi(w) == 1) {
+    char *p = nt_alloc(nt_app.pagesize);
+    if (p) {
+      p[0] = 1;
+      double t = omp_get_wtime();
+      kmp_nexttouch(p, nt_app.pagesize);
+#pragma omp parallel for schedule(static)
+      for (int i = 0; i < 1; i++)
+        p[i]++;
+      nt_app.startup_ms = (omp_get_wtime() - t) * 1e3;
+      munmap(p, nt_app.pagesize);
+    }
+  }
   kmp_reset_nexttouch_counters();
   nt_app.t0 = omp_get_wtime();
 }
@@ -454,6 +501,99 @@ static double nt_app_placement(int print, double *data_pages_out,
   return own_pages > 0 ? own_local / own_pages : -1;
 }
 
+// The oracle's plan: for every page of every registered array with an
+// owner, the node of the thread that owns the element in the middle of the
+// page's part of the array (as nt_app_placement checks it), appended to that
+// node's list.
+static void nt_oracle_plan(void) {
+  long pg = nt_app.pagesize;
+  static long lo[NT_MAX_THREADS], hi[NT_MAX_THREADS];
+  long cached_iters = -1, total = 0;
+  for (int i = 0; i < nt_app.narr; i++)
+    total += nt_page_nodes(nt_app.arr[i].base, nt_app.arr[i].bytes, NULL);
+  for (int n = 0; n < 64 && n < nt_app.nodes; n++) {
+    nt_app.oracle_pages[n] = malloc((total ? total : 1) * sizeof(void *));
+    if (!nt_app.oracle_pages[n])
+      perror("malloc"), exit(2);
+    nt_app.oracle_n[n] = 0;
+  }
+  for (int i = 0; i < nt_app.narr; i++) {
+    nt_array_t *a = &nt_app.arr[i];
+    if (a->own == NT_OWN_NONE)
+      continue;
+    if (a->iters != cached_iters) {
+      nt_static_ranges(a->iters, lo, hi);
+      cached_iters = a->iters;
+    }
+    uintptr_t first = (uintptr_t)a->base & ~(uintptr_t)(pg - 1);
+    long npages = nt_page_nodes(a->base, a->bytes, NULL);
+    uintptr_t b = (uintptr_t)a->base, e = b + a->bytes;
+    for (long j = 0; j < npages; j++) {
+      uintptr_t ps = first + j * pg, pe = ps + pg;
+      uintptr_t mid = ((ps > b ? ps : b) + (pe < e ? pe : e)) / 2;
+      int node = nt_owner_node(a, (mid - b) / a->elem, lo, hi);
+      if (node >= 0 && node < 64 && node < nt_app.nodes)
+        nt_app.oracle_pages[node][nt_app.oracle_n[node]++] = (void *)ps;
+    }
+  }
+}
+
+// The oracle's migration, in place of the directive: one thread per node
+// (the lowest-numbered thread on it) moves its node's pages there, batches
+// of NT_ORACLE_BATCH pages per move_pages(2) call, every node at once.
+// Prints NT_ORACLE.
+NT_MAYBE_UNUSED static void nt_app_oracle_move(void) {
+  long calls = 0, on_node = 0, failed = 0, pages = 0;
+  double t0 = omp_get_wtime(), tmax = 0;
+#pragma omp parallel reduction(+ : calls, on_node, failed, pages) \
+    reduction(max : tmax)
+  {
+    int t = omp_get_thread_num();
+    int node = nt_node_of_cpu(sched_getcpu()), leader = 1;
+    if (t < NT_MAX_THREADS)
+      nt_app.thread_node[t] = node; // read again: the leaders are by node
+#pragma omp barrier
+    for (int u = 0; u < t && u < NT_MAX_THREADS; u++)
+      if (nt_app.thread_node[u] == node)
+        leader = 0;
+    if (leader && node < 64 && node < nt_app.nodes) {
+      double m0 = omp_get_wtime();
+      void **list = nt_app.oracle_pages[node];
+      long n = nt_app.oracle_n[node];
+      int dest[NT_ORACLE_BATCH], status[NT_ORACLE_BATCH];
+      for (int j = 0; j < NT_ORACLE_BATCH; j++)
+        dest[j] = node;
+      for (long p = 0; p < n; p += NT_ORACLE_BATCH) {
+        long k = n - p < NT_ORACLE_BATCH ? n - p : NT_ORACLE_BATCH;
+        calls++;
+        if (syscall(SYS_move_pages, 0, k, list + p, dest, status,
+                    MPOL_MF_MOVE) < 0) {
+          failed += k;
+          continue;
+        }
+        for (long j = 0; j < k; j++)
+          status[j] == node ? on_node++ : failed++;
+      }
+      pages += n;
+      tmax = omp_get_wtime() - m0;
+    }
+  }
+  // Printed by nt_app_phase, after the clock.
+  snprintf(nt_app.oracle_line, sizeof nt_app.oracle_line,
+           "NT_ORACLE prog=%s variant=%s pages=%ld calls=%ld on_node=%ld "
+           "failed=%ld ms=%.3f max_thread_ms=%.3f",
+           nt_app.prog, nt_variant(), pages, calls, on_node, failed,
+           (omp_get_wtime() - t0) * 1e3, tmax * 1e3);
+}
+
+// The placement before the solver: the directive's replacement for the
+// oracle variant. Programs call it where they have the directive:
+//   if (nt_app.use_nt) { #pragma omp nexttouch(...) } else nt_app_place();
+NT_MAYBE_UNUSED static void nt_app_place(void) {
+  if (nt_app.variant == NT_V_ORACLE)
+    nt_app_oracle_move();
+}
+
 // NT_PHASE: the initialisation's and the directive's time, and the time
 // from nt_app_init to nt_app_start (the process's age when the solver starts:
 // the kernel's NUMA balancing counts its scan delay from the process's start).
@@ -462,6 +602,8 @@ NT_MAYBE_UNUSED static void nt_app_phase(double init_s, double directive_s) {
          "start_ms=%.1f\n",
          nt_app.prog, nt_variant(), init_s * 1e3, directive_s * 1e3,
          (nt_app.t0 - nt_app.t_begin) * 1e3);
+  if (nt_app.oracle_line[0])
+    printf("%s\n", nt_app.oracle_line);
 }
 
 enum { NT_MEASURE_MS = 500 };
@@ -533,6 +675,12 @@ static int nt_app_report(int verified) {
     printf(" owner_local=%.4f", owner_local);
   else
     printf(" owner_local=-");
+  printf(" arm_ms=%.3f fault_ms=%.3f disarm_ms=%.3f", c.arm_ns / 1e6,
+         c.fault_ns / 1e6, c.disarm_ns / 1e6);
+  if (nt_app.startup_ms >= 0)
+    printf(" startup_ms=%.3f", nt_app.startup_ms);
+  else
+    printf(" startup_ms=-");
   printf(" time_ms=%.1f result=%s\n",
          (nt_app.t1 - nt_app.t0 - nt_app.measure_s) * 1e3,
          verified ? "VERIFIED" : "FAILED");

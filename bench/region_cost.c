@@ -1,0 +1,149 @@
+// region_cost.c -- what readonly costs per parallel region once its items
+// are cached and unchanged (bench/readonly.sh and bench/curves.sh;
+// docs/Benchmarks.rst). K items of ITEM_PAGES pages each (separate
+// page-aligned mappings, written once by the master thread) are listed in
+// every region through kmp_readonly_begin / kmp_readonly_ptr /
+// kmp_readonly_end (the clause's calls, __kmpc_readonly_*, do the same
+// work); the first region makes the replicas, every later region finds them
+// cached and unchanged. Each thread of a region takes its pointer to every
+// item (kmp_readonly_ptr, the lookup __kmpc_readonly_ptrs makes for the
+// clause) and reads one double through it. The reference is the same region
+// without readonly, reading the originals.
+//
+// For each thread count T and item count K: BLOCKS blocks of R regions,
+// alternating plain and readonly (plain, readonly, readonly, plain, ...),
+// after one warm-up block of each; per block the time per region; the cost
+// is the median over the block pairs of (readonly - plain) per region, its
+// spread the min and max over the pairs. Between two K the items are
+// released (kmp_readonly_release(NULL, 0)).
+//
+// One line per (T, K):
+//   RC_RESULT where= nodes= threads= items= item_pages= regions= blocks=
+//             plain_us= readonly_us= cost_us= cost_min_us= cost_max_us=
+//             reused= refreshes= replicas= ok=yes|no
+// plain_us, readonly_us: medians over the blocks, per region; reused,
+// refreshes, replicas: the readonly counters over the measured regions
+// (unchanged items: every item x node reused, no refresh, no new replica);
+// ok: every region read the right values and the counters say so.
+//
+// Natively (one node) it needs KMP_READONLY_FORCE=true, or no replica is
+// made (the items are then read from the originals: still the per-region
+// cost of the bookkeeping).
+//
+// usage: region_cost [threads (default 2, e.g. 1,2,4)] [items (1,16,256)]
+//        [regions per block (200)] [blocks (10)] [item pages (4)]
+#define _GNU_SOURCE
+#include <numa.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+enum { MAX_ITEMS = 256, MAX_BLOCKS = 200 };
+
+static double *item[MAX_ITEMS];
+static const void *ptrs[MAX_ITEMS];
+static size_t lens[MAX_ITEMS];
+static long bad_reads;
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// R regions of T threads, without or with readonly; seconds per region.
+static double block(int T, int K, int R, int ro) {
+  double t0 = omp_get_wtime();
+  long bad = 0;
+  for (int r = 0; r < R; r++) {
+    kmp_readonly_t h = NULL;
+    if (ro && kmp_readonly_begin(K, ptrs, lens, NULL, &h) != 0)
+      bad++;
+#pragma omp parallel num_threads(T) reduction(+ : bad)
+    for (int i = 0; i < K; i++) { // each thread: every item's pointer
+      const double *p = ro ? kmp_readonly_ptr(h, i) : item[i];
+      bad += p[1] != (double)i;
+    }
+    if (ro)
+      kmp_readonly_end(h);
+  }
+  bad_reads += bad;
+  return (omp_get_wtime() - t0) / R;
+}
+
+int main(int argc, char **argv) {
+  char *threads = strdup(argc > 1 ? argv[1] : "2");
+  char *items = strdup(argc > 2 ? argv[2] : "1,16,256");
+  int R = argc > 3 ? atoi(argv[3]) : 200;
+  int B = argc > 4 ? atoi(argv[4]) : 10;
+  long ipages = argc > 5 ? atol(argv[5]) : 4;
+  long pg = sysconf(_SC_PAGESIZE);
+  int nodes = numa_available() < 0 ? 1 : numa_max_node() + 1;
+  if (R < 1 || B < 2 || B > MAX_BLOCKS || ipages < 1)
+    return fprintf(stderr, "region_cost: bad arguments\n"), 2;
+  for (int i = 0; i < MAX_ITEMS; i++) {
+    lens[i] = ipages * pg;
+    item[i] = mmap(NULL, lens[i], PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (item[i] == MAP_FAILED)
+      return perror("mmap"), 2;
+    for (size_t j = 0; j < lens[i] / sizeof(double); j++)
+      item[i][j] = (double)i;
+    ptrs[i] = item[i];
+  }
+  const char *where = getenv("BENCH_WHERE") ? getenv("BENCH_WHERE") : "unknown";
+  int rc = 0;
+  for (char *ts = strtok(threads, ","); ts; ts = strtok(NULL, ",")) {
+    int T = atoi(ts);
+    char *ilist = strdup(items), *save = NULL;
+    for (char *ks = strtok_r(ilist, ",", &save); ks; ks = strtok_r(NULL, ",", &save)) {
+      int K = atoi(ks);
+      if (T < 1 || K < 1 || K > MAX_ITEMS)
+        return fprintf(stderr, "region_cost: bad T %d or K %d\n", T, K), 2;
+      kmp_readonly_release(NULL, 0);
+      bad_reads = 0;
+      block(T, K, R, 0); // warm-up: the team, the replicas
+      block(T, K, R, 1);
+      kmp_reset_nexttouch_counters();
+      double plain[MAX_BLOCKS], ro[MAX_BLOCKS], diff[MAX_BLOCKS];
+      for (int b = 0; b < B; b++) {
+        int ro_first = b % 2; // plain ro, ro plain, ...
+        double x = block(T, K, R, ro_first), y = block(T, K, R, !ro_first);
+        plain[b] = (ro_first ? y : x) * 1e6;
+        ro[b] = (ro_first ? x : y) * 1e6;
+        diff[b] = ro[b] - plain[b];
+      }
+      kmp_nexttouch_counters_t c;
+      memset(&c, 0, sizeof c);
+      c.size = sizeof c;
+      kmp_get_nexttouch_counters(&c);
+      double dmin = diff[0], dmax = diff[0];
+      for (int b = 1; b < B; b++)
+        dmin = diff[b] < dmin ? diff[b] : dmin, dmax = diff[b] > dmax ? diff[b] : dmax;
+      // Every region listed K items; each node's threads used their node's
+      // replica, kept: no refresh, no new replica.
+      int ok = !bad_reads && c.readonly_regions == (unsigned long long)R * B &&
+               c.readonly_refreshes == 0 && c.readonly_replicas == 0;
+      printf("RC_RESULT where=%s nodes=%d threads=%d items=%d item_pages=%ld "
+             "regions=%d blocks=%d plain_us=%.3f readonly_us=%.3f cost_us=%.3f "
+             "cost_min_us=%.3f cost_max_us=%.3f reused=%llu refreshes=%llu "
+             "replicas=%llu ok=%s\n",
+             where, nodes, T, K, ipages, R, B, median(plain, B), median(ro, B),
+             median(diff, B), dmin, dmax,
+             (unsigned long long)c.readonly_replicas_reused,
+             (unsigned long long)c.readonly_refreshes,
+             (unsigned long long)c.readonly_replicas, ok ? "yes" : "no");
+      fflush(stdout);
+      rc |= !ok;
+    }
+    free(ilist);
+  }
+  return rc;
+}
