@@ -398,8 +398,9 @@ static void ro_end(kmp_readonly_region *h) {
       kmp_ro_item *it = h->e[i].item;
       if (!it || __atomic_sub_fetch(&it->users, 1, __ATOMIC_SEQ_CST) != 0)
         continue;
-      // Its copies' bytes on pages shared with other data may change unseen.
-      if (__kmp_ro_has_edges(it))
+      // Its copies' bytes on pages shared with other data, or on pages it
+      // could not protect, may change unseen.
+      if (__kmp_ro_has_edges(it) || (it->kind & KMP_RO_UNPROTECTED))
         __kmp_ro_close_replicas(it);
       if (it->kind & KMP_RO_NOKEEP)
         __kmp_ro_open_chunks(it, 0, it->nchunks);

@@ -56,6 +56,9 @@
 #define KMP_RO_STALE 16 // the kernel changed it without a fault (a write to
                         // its file or to /proc/<pid>/mem): dropped at its
                         // next region start, and copied afresh
+#define KMP_RO_UNPROTECTED 32 // a region start could not protect some of
+                              // its chunks (out of VMAs, hugetlb memory):
+                              // written unseen between regions
 
 // A replica: a private mapping of dirty bytes (one per chunk: 1 = copy it
 // again) followed by the copy of the item's pages, read-only.

@@ -154,11 +154,13 @@ static void ro_write_all(const char *s, size_t n) {
 // Opening chunks
 
 // The chunks [lo, hi) are written: each replica copies them again before its
-// next use, and (an item without edges) makes them inaccessible meanwhile,
-// so that a pointer into them kept from a region is not served stale data.
+// next use, and, between regions (a region reads its replicas), an item
+// without edges makes them inaccessible meanwhile, so that a pointer into
+// them kept from a region is not served stale data.
 void __kmp_ro_mark_dirty(kmp_ro_item *it, size_t lo, size_t hi) {
   int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
-  int edges = __kmp_ro_has_edges(it);
+  int hide = !__kmp_ro_has_edges(it) &&
+              !__atomic_load_n(&it->users, __ATOMIC_SEQ_CST);
   uintptr_t s0, e0, s1, e1;
   __kmp_ro_chunk_range(it, lo, &s0, &e0);
   __kmp_ro_chunk_range(it, hi - 1, &s1, &e1);
@@ -168,7 +170,7 @@ void __kmp_ro_mark_dirty(kmp_ro_item *it, size_t lo, size_t hi) {
       continue;
     for (size_t c = lo; c < hi; c++)
       it->rep[n].dirty[c] = 1;
-    if (!edges)
+    if (hide)
       __kmp_pt_mprotect(m + (s0 - it->mbase), e1 - s0, PROT_NONE);
   }
 }

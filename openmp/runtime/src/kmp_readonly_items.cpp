@@ -315,7 +315,8 @@ static void ro_close(kmp_ro_item *it) {
       for (size_t k = c; k < e; k++)
         __atomic_store_n(&it->chunks[k], KMP_RO_OPEN, __ATOMIC_RELEASE);
       __kmp_ro_mark_dirty(it, c, e);
-      __atomic_fetch_or(&it->kind, KMP_RO_NOKEEP, __ATOMIC_ACQ_REL);
+      __atomic_fetch_or(&it->kind, KMP_RO_NOKEEP | KMP_RO_UNPROTECTED,
+                        __ATOMIC_ACQ_REL);
     }
     c = e;
   }

@@ -6,13 +6,21 @@
 // region reads what the program wrote last -- serial writes into the middle
 // of huge pages, a pread(2) into an item -- the node without the original
 // reads a replica, and nothing crashes.  Next-touch requests there arm
-// nothing (fail_arm) and change no data.
+// nothing (fail_arm) and change no data.  "escape": a pointer into the
+// replica of an item that covers its base pages whole but could not be
+// protected (not aligned to huge pages), kept after the region while the
+// program writes the item, stops the program instead of reading stale data.
 // REQUIRES: numa-vm, linux
 // RUN: %libomp-compile
 // RUN: %numa-vm --nodes 2 --cpus 2 --numa-balancing 0 -- env \
 // RUN:   OMP_NUM_THREADS=2 OMP_PROC_BIND=spread OMP_PLACES=cores %t \
 // RUN:   | FileCheck %s
+// RUN: %not %numa-vm --nodes 2 --cpus 2 --numa-balancing 0 -- env \
+// RUN:   OMP_NUM_THREADS=2 KMP_READONLY_FORCE=1 %t escape 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=ESCAPE
 // CHECK: guest_readonly_hugetlb: PASS
+// ESCAPE: OMP: Error #{{[0-9]+}}: readonly at unknown: list item 0 {{.*}} after the region ended.
+// ESCAPE-NOT: NOT REACHED
 #include "nexttouch_test.h"
 #include <fcntl.h>
 
@@ -40,7 +48,31 @@ static long region(int *remote) {
   return bad;
 }
 
-int main(void) {
+static void escape(char *m) {
+  char *item = m + 4096; // base pages whole, huge pages not
+  size_t len = HUGE / 2;
+  memset(item, 1, len);
+  const void *p = item;
+  kmp_readonly_t h;
+  const char *best = NULL;
+  for (int r = 0; r < 2; r++) { // the second region: the item is cached
+    NT_CHECK(kmp_readonly_begin(1, &p, &len, NULL, &h) == 0, "begin");
+#pragma omp parallel num_threads(2)
+    {
+      if (omp_get_thread_num() == 0)
+        best = (const char *)kmp_readonly_ptr(h, 0) + 5;
+    }
+    kmp_readonly_end(h);
+  }
+  NT_CHECK(best != item + 5, "a replica");
+  item[5] = 2; // no fault: the item is not protected
+  printf("read %d\n", best[0]);
+  printf("NOT REACHED\n");
+  fflush(stdout);
+  _exit(0);
+}
+
+int main(int argc, char **argv) {
   int fd = open("/proc/sys/vm/nr_hugepages", O_WRONLY);
   NT_CHECK(fd >= 0 && write(fd, "8\n", 2) == 2, "reserve huge pages");
   if (fd >= 0)
@@ -50,6 +82,8 @@ int main(void) {
   NT_CHECK(m != MAP_FAILED, "MAP_HUGETLB: %d", errno);
   if (m == MAP_FAILED)
     return nt_done("guest_readonly_hugetlb");
+  if (argc > 1 && !strcmp(argv[1], "escape"))
+    escape(m);
   // Item 0 crosses a huge page boundary at neither end aligned; item 1 is
   // two whole huge pages.
   items[0] = m + HUGE / 2 + 100;

@@ -10,6 +10,8 @@
 //   unchanged used after the region, nothing written: reads the data
 //   heap      an item on the heap (shares its first and last page), used
 //             after the region: stopped
+//   stack     an array on the stack (not protected between regions, so
+//             written unseen), used after the region: stopped
 //   dropped   used after kmp_readonly_release dropped the copy: stopped
 //   write     a write through it after the region: stopped
 //   again    used inside a later region that lists the item again, after a
@@ -21,6 +23,7 @@
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run stale 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %libomp-run unchanged 2>&1 | FileCheck %s --check-prefix=UNCHANGED
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run heap 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
+// RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run stack 2>&1 | FileCheck %s --check-prefix=STACK
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run dropped 2>&1 | FileCheck %s --check-prefixes=TRAP,DROPPED
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run write 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %libomp-run again 2>&1 | FileCheck %s --check-prefix=AGAIN
@@ -33,6 +36,8 @@
 // DROPPED-SAME: a copy of it (address 0x{{[0-9a-f]+}} in its replica on node 0, OS thread {{[0-9]+}}) after the copy was dropped.
 // TRAP-NEXT: OMP: Hint A pointer into a readonly list item taken in the region
 // TRAP-NOT: NOT REACHED
+// STACK: OMP: Error #{{[0-9]+}}: readonly at {{.*}}readonly_escape.c:{{[0-9]+}}:{{[0-9]+}} (on_stack): list item 0 's' {{.*}} after the region ended.
+// STACK-NOT: NOT REACHED
 //
 // UNCHANGED: readonly_escape unchanged: PASS
 // AGAIN: readonly_escape again: PASS
@@ -62,8 +67,29 @@ static double *region(double *seen) {
   return best;
 }
 
+// An array on this thread's stack, listed by a region; a pointer into it
+// kept, the array written after the region, then read through the pointer.
+static void on_stack(void) {
+  double s[512] __attribute__((aligned(4096))); // whole pages: no edges
+  double *best = NULL;
+  for (int i = 0; i < 512; i++)
+    s[i] = i;
+#pragma omp parallel num_threads(2) readonly(s)
+  {
+    if (omp_get_thread_num() == 0)
+      best = &s[5];
+  }
+  s[5] = 3;
+  printf("read %g\n", *best);
+  printf("NOT REACHED\n");
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "stale";
+  if (!strcmp(mode, "stack")) {
+    on_stack();
+    return 0;
+  }
   // "heap": not page-aligned whatever the allocator gives (a sanitizer's
   // may give whole pages).
   a = !strcmp(mode, "heap") ? (double *)malloc((N + 1) * sizeof(double)) + 1
