@@ -125,12 +125,15 @@ extern kmp_bootstrap_lock_t __kmp_pt_lock;
 // before its first use.
 void __kmp_pt_initialize();
 
-// Loads libomp's hwloc topology if nobody has (takes __kmp_initz_lock: not
-// under the layer's or an engine's lock).
+// Loads libomp's hwloc topology if nobody has and the kernel's node files
+// are missing (takes __kmp_initz_lock: not under the layer's or an engine's
+// lock).
 void __kmp_pt_load_topology();
 // The cpu -> node table.  Fills it, returns the number of NUMA nodes (1 if
 // the topology is not known: *why says why).
 int __kmp_pt_topology(const char **why);
+// Where the table came from: "hwloc", "sysfs" or "none".
+extern const char *__kmp_pt_topology_source;
 // -1 if not known.  Async-signal-safe.
 int __kmp_pt_node_of_current_cpu();
 

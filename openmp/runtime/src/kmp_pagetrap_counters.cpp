@@ -94,9 +94,10 @@ void __kmp_pt_report() {
     return;
   kmp_str_buf_t b;
   __kmp_str_buf_init(&b);
-  __kmp_str_buf_print(&b, "active=%d mechanism=%s nodes=%d forced=%d",
-                      __kmp_pt_moves, __kmp_pt_mech_name(__kmp_pt_mech),
-                      __kmp_pt_num_nodes, __kmp_nexttouch_force);
+  __kmp_str_buf_print(
+      &b, "active=%d mechanism=%s nodes=%d topology=%s forced=%d",
+      __kmp_pt_moves, __kmp_pt_mech_name(__kmp_pt_mech), __kmp_pt_num_nodes,
+      __kmp_pt_topology_source, __kmp_nexttouch_force);
   for (int i = 0; i < pt_ncounters; i++)
     __kmp_str_buf_print(&b, " %s=%" KMP_UINT64_SPEC, pt_names[i],
                         *pt_field(&__kmp_pt_cnt, i));

@@ -5,24 +5,26 @@
 // pages nobody touched stay armed after the region, and serial code that
 // touches them later gets them back where they are (pages_touched_serial);
 // serial code between the request and the region arms nothing;
-// KMP_NEXTTOUCH_COUNTERS prints at exit.
+// KMP_NEXTTOUCH_COUNTERS prints at exit, with where the CPU -> node table
+// came from (the kernel's node files, or libomp's hwloc topology when
+// KMP_TOPOLOGY_METHOD=hwloc has loaded one).
 // RUN: %libomp-compile
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 KMP_NEXTTOUCH_COUNTERS=1 \
 // RUN:   OMP_NUM_THREADS=4 %libomp-run exact 2>&1 | FileCheck %s --check-prefixes=CHECK,EXACT
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_COUNTERS=1 OMP_NUM_THREADS=4 \
-// RUN:   %libomp-run adaptive 2>&1 | FileCheck %s --check-prefixes=CHECK,ADAPT
+// RUN:   KMP_TOPOLOGY_METHOD=hwloc %libomp-run adaptive 2>&1 | FileCheck %s --check-prefixes=CHECK,ADAPT
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=16 OMP_NUM_THREADS=4 \
 // RUN:   %libomp-run fixed16 2>&1 | FileCheck %s
 // REQUIRES: linux
 //
 // CHECK: forced_counters: PASS
-// EXACT: OMP: Info #{{[0-9]+}}: nexttouch: active=1 mechanism={{move_pages|mbind}} nodes=1 forced=1
+// EXACT: OMP: Info #{{[0-9]+}}: nexttouch: active=1 mechanism={{move_pages|mbind}} nodes=1 topology=sysfs forced=1
 // EXACT-SAME: requests=2 noop_requests=0 bad_requests=0 arms=1 pages_armed=256
 // EXACT-SAME: faults=256 batches=192 pages_migrated=0 pages_already_local=192 pages_disarmed=0
 // EXACT-SAME: fail_arm=0 fail_move_busy=0 fail_move_nomem=0 fail_move_other=0 fail_restore=0
 // EXACT-SAME: pages_touched_serial=64 pages_expired=0 readonly_regions=0
 // EXACT-SAME: readonly_dropped=0 readonly_replica_ns=0 migrated_to: none
-// ADAPT: OMP: Info #{{[0-9]+}}: nexttouch: {{.*}} requests=2 noop_requests=0 bad_requests=0 arms=1 pages_armed=256
+// ADAPT: OMP: Info #{{[0-9]+}}: nexttouch: {{.*}} topology=hwloc forced=1 requests=2 noop_requests=0 bad_requests=0 arms=1 pages_armed=256
 // ADAPT-SAME: pages_touched_serial=64
 #include "nexttouch_test.h"
 

@@ -11,7 +11,9 @@
 // One guest boot runs every configuration, each in a fresh process:
 // OMP_PROC_BIND=spread|close x OMP_PLACES=cores|numa_domains x
 // schedule(static)|schedule(dynamic,3) x KMP_NEXTTOUCH_WINDOW=1 (exact) |
-// adaptive.  In adaptive mode a batch may claim untouched pages ahead of the
+// adaptive.  The runs with OMP_PROC_BIND=close take the CPU -> node table
+// from libomp's hwloc topology (KMP_TOPOLOGY_METHOD=hwloc loads it at start),
+// the others from the kernel's node files.  In adaptive mode a batch may claim untouched pages ahead of the
 // faulting one; with schedule(static) each thread first touches the first page
 // of its chunk (so no window can cross into a chunk that another thread owns)
 // and the exact checks apply; with schedule(dynamic) the adaptive run checks
@@ -26,7 +28,8 @@
 //
 // N2: guest_placement: 2 nodes, 2 cpus
 // N4: guest_placement: 4 nodes, 4 cpus
-// CHECK-COUNT-16: config {{.*}}: PASS
+// CHECK-COUNT-8: config bind=spread {{.*}} topology=sysfs: {{.*}}: PASS
+// CHECK-COUNT-8: config bind=close {{.*}} topology=hwloc: {{.*}}: PASS
 // CHECK: guest_placement: PASS
 #include "nexttouch_test.h"
 #include <numa.h>
@@ -212,9 +215,11 @@ int main(int argc, char **argv) {
         for (int ad = 0; ad < 2; ad++) {
           char name[160], threads_s[16];
           int threads = b == 0 ? cpus : cpus + 1;
-          snprintf(name, sizeof name, "bind=%s places=%s %s %s threads=%d",
-                   binds[b], places[pl], scheds[s],
-                   ad ? "adaptive" : "exact", threads);
+          const char *topology = b == 1 ? "hwloc" : "sysfs";
+          snprintf(name, sizeof name,
+                   "bind=%s places=%s %s %s threads=%d topology=%s", binds[b],
+                   places[pl], scheds[s], ad ? "adaptive" : "exact", threads,
+                   topology);
           snprintf(threads_s, sizeof threads_s, "%d", threads);
           char adarg[2] = {ad ? '1' : '0', 0};
           char *args[] = {argv[0], "child", (char *)scheds[s], adarg, name,
@@ -226,6 +231,8 @@ int main(int argc, char **argv) {
             setenv("OMP_PLACES", places[pl], 1);
             setenv("OMP_NUM_THREADS", threads_s, 1);
             setenv("KMP_NEXTTOUCH_WINDOW", ad ? "adaptive" : "1", 1);
+            if (!strcmp(topology, "hwloc"))
+              setenv("KMP_TOPOLOGY_METHOD", "hwloc", 1);
             execv("/proc/self/exe", args);
             _exit(127);
           }
