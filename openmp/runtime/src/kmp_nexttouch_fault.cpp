@@ -71,6 +71,18 @@ static NT_TLS unsigned nt_tls_clock;
 static NT_TLS uintptr_t nt_tls_last_page;
 static NT_TLS kmp_uint64 nt_tls_last_gen;
 
+// The next batch of a stream, as the kernel's readahead sizes its next
+// window (get_next_ra_size): four times the last while that is small against
+// the largest, then twice, then the largest.  Growing fast at first pays the
+// fixed cost of a fault and of a migration call fewer times per stream.
+static int nt_next_window(int last, int max) {
+  if (last < max / 16)
+    return 4 * last;
+  if (last <= max / 2)
+    return 2 * last;
+  return max;
+}
+
 // The window for a fault at unit u of seg, in the item that starts at
 // item: grows on the stream it continues.  A new stream gets a predicted
 // end (nt_tls_start_*); a thread that touches that unit itself goes on past
@@ -81,9 +93,7 @@ static nt_stream *nt_stream_for(const kmp_nt_segment *seg, size_t u,
   for (int i = 0; i < NT_STREAMS; i++) {
     nt_stream *s = &nt_tls_streams[i];
     if (s->seg == seg && s->gen == gen && s->next == u) {
-      *w = 2 * s->window;
-      if (*w > __kmp_nexttouch_max_window)
-        *w = __kmp_nexttouch_max_window;
+      *w = nt_next_window(s->window, __kmp_nexttouch_max_window);
       if (s->stop && u >= s->stop)
         s->stop = 0;
       return s;
