@@ -26,7 +26,9 @@
 #                   hwloc's topology at its start, not the engine at its
 #                   first request), beside the oracle, none and ideal; the
 #                   engine's faults, timers, start-up and TLB shoot-downs
-#                   per setting (build/bench/solvers-profile)
+#                   per setting (build/bench/solvers-profile);
+#                   PROFILE_SETTINGS="VAR=VALUE ..." profiles these settings
+#                   instead (one VAR=VALUE per run of nexttouch)
 #   REPS=3 AUTONUMA_SECONDS=20 AUTONUMA_REPS=3     (defaults)
 #   JACOBI_ARGS="1022 60" CG_ARGS="100000 60"      N per side, sweeps; rows,
 #                                                  iterations (36 per solve)
@@ -167,6 +169,12 @@ report() { $PY "$REPORT" solvers "$DIR"; }
 # The profile: the engine's settings that change its number of faults.
 profile() {
   local d=$TOP/build/bench/solvers-profile r s
+  local settings=${PROFILE_SETTINGS:-KMP_NEXTTOUCH_WINDOW=adaptive \
+    KMP_NEXTTOUCH_WINDOW=64 KMP_NEXTTOUCH_WINDOW=512 \
+    KMP_NEXTTOUCH_MECHANISM=move_pages KMP_TOPOLOGY_METHOD=hwloc}
+  for s in $settings; do
+    case $s in [A-Z]*=*) ;; *) die "PROFILE_SETTINGS: '$s' is not VAR=VALUE" ;; esac
+  done
   rm -rf "$d"
   setup_dir "$d"
   build
@@ -176,8 +184,7 @@ profile() {
     echo "export OMP_NUM_THREADS=2 $OMP_SPREAD NT_APP_WARM=1"
     for r in $(seq 1 "$reps"); do
       echo "REP=$r"
-      for s in KMP_NEXTTOUCH_WINDOW=adaptive KMP_NEXTTOUCH_WINDOW=64 KMP_NEXTTOUCH_WINDOW=512 \
-        KMP_NEXTTOUCH_MECHANISM=move_pages KMP_TOPOLOGY_METHOD=hwloc; do
+      for s in $settings; do
         echo "export SETTING=$s $s"
         echo "run nexttouch jacobi $jacobi_args; run nexttouch cg3d $cg_cache $cg_args"
         echo "unset SETTING ${s%%=*}"
