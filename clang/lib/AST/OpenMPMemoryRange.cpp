@@ -83,7 +83,9 @@ const VarDecl *clang::getOpenMPMemoryRangeBaseVar(const Expr *E,
   }
   if (!Ty->isPointerType() && !Ty->isArrayType())
     return nullptr;
-  if (VD->hasAttr<OMPThreadPrivateDeclAttr>()) {
+  // Each thread has its own copy (threadprivate, or thread_local).
+  if (VD->hasAttr<OMPThreadPrivateDeclAttr>() ||
+      VD->getTLSKind() != VarDecl::TLS_None) {
     *Why = OpenMPMemoryRangeBase::ThreadPrivate;
     return nullptr;
   }

@@ -16,6 +16,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclOpenMP.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ExprOpenMP.h"
@@ -46,10 +47,13 @@ OMPReadonlyClause *OMPReadonlyClause::CreateEmpty(const ASTContext &C,
 }
 
 VarDecl *OMPReadonlyClause::getRegionDataDecl() const {
+  // The first declaration of the pre-init statement; the references to the
+  // members 'this->m' follow.
   const auto *DS = cast_or_null<DeclStmt>(getPreInitStmt());
-  if (!DS || !DS->isSingleDecl())
+  if (!DS || DS->decl_begin() == DS->decl_end())
     return nullptr;
-  return dyn_cast<VarDecl>(const_cast<Decl *>(DS->getSingleDecl()));
+  auto *VD = dyn_cast<VarDecl>(const_cast<Decl *>(*DS->decl_begin()));
+  return VD && !isa<OMPCapturedExprDecl>(VD) ? VD : nullptr;
 }
 
 bool OpenMPReadonlyBase::isArray() const {
@@ -89,7 +93,8 @@ OpenMPReadonlyBase clang::getOpenMPReadonlyBase(const Expr *E,
     const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
     if (!VD || !VD->getType()->isRecordType())
       return B;
-    if (VD->hasAttr<OMPThreadPrivateDeclAttr>()) {
+    if (VD->hasAttr<OMPThreadPrivateDeclAttr>() ||
+        VD->getTLSKind() != VarDecl::TLS_None) {
       *Why = OpenMPMemoryRangeBase::ThreadPrivate;
       return B;
     }

@@ -18,29 +18,35 @@
 //
 //   outlined function, before the region's code:
 //     void **ptrs = __kmpc_readonly_ptrs(loc, gtid, data[0]);
-//     for each item i whose base is a variable v:
+//     for each item i whose base is a variable v (or a member 'this->m'):
 //       delta = ptrs[i] - data[1 + i]  (0, or the offset of this thread's
 //                                       node replica; page-aligned)
 //       an array v:   v designates  (char *)&v + delta
 //       a pointer v:  ptrs[i] = (char *)v + delta; v designates ptrs[i]
 //
 // 'data' is the implicit variable 'void *[N + 1]' that Sema declared in the
-// clause's pre-init statement (SemaOpenMPReadonly.cpp); the designated
-// addresses are kept in the outlined function's CodeGenFunction
-// (setOMPReadonlyAddr), which EmitDeclRefLValue and EmitMemberExpr look up.
+// clause's pre-init statement (SemaOpenMPReadonly.cpp). The region captures
+// each base variable, also a global or a static one, and stands for
+// 'this->m' with a reference to the member that the pre-init statement
+// declares and the region captures (an OMPCapturedExprDecl, as for
+// 'private(this->m)'); the designated address of each of these variables is
+// registered in an OMPPrivateScope that lives while the region's code is
+// emitted, so EmitDeclRefLValue finds it in LocalDeclMap as it finds a
+// private copy. A member 's.m' of a variable is kept in
+// CodeGenFunction::OMPReadonlyMemberAddrs, which EmitMemberExpr looks up.
 // 'ptrs' belongs to the region instance and the thread: it stays valid until
 // __kmpc_readonly_end, after the join, so the region's tasks (some run in
 // the join barrier, after the outlined function returned) read the copy of
 // a pointer there, and a nested or recursive instance of the construct on
 // the same thread has its own.
 //
-// So inside the region (and in the constructs emitted inline in it), every
+// So inside the region, in the constructs emitted inline in it and in the
+// regions nested in it (a task captures the redirected variable), every
 // reference to such a variable reads the replica of the executing thread's
 // node, and what the region passes to a function is the replica's address.
-// Not redirected: list items whose base is not a variable (Sema warns),
-// references in a nested outlined region to a global (they read the
-// original: correct, only remote), and a pointer read from memory. A
-// pointer variable of a list item behaves as firstprivate in the region.
+// Not redirected: list items whose base is not a variable (Sema warns), a
+// member 's.m' in a nested outlined region, and a pointer read from memory.
+// A pointer variable of a list item behaves as firstprivate in the region.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,21 +67,20 @@
 using namespace clang;
 using namespace CodeGen;
 
-void CodeGenFunction::setOMPReadonlyAddr(const VarDecl *VD,
-                                         const FieldDecl *FD, Address Addr) {
-  OMPReadonlyAddrs.insert_or_assign(
-      {VD ? VD->getCanonicalDecl() : nullptr,
-       FD ? FD->getCanonicalDecl() : nullptr},
-      Addr);
+void CodeGenFunction::setOMPReadonlyMemberAddr(const VarDecl *VD,
+                                               const FieldDecl *FD,
+                                               Address Addr) {
+  OMPReadonlyMemberAddrs.insert_or_assign(
+      {VD->getCanonicalDecl(), FD->getCanonicalDecl()}, Addr);
 }
 
-Address CodeGenFunction::getOMPReadonlyAddr(const VarDecl *VD,
-                                            const FieldDecl *FD) const {
-  if (OMPReadonlyAddrs.empty())
+Address CodeGenFunction::getOMPReadonlyMemberAddr(const VarDecl *VD,
+                                                  const FieldDecl *FD) const {
+  if (OMPReadonlyMemberAddrs.empty())
     return Address::invalid();
-  auto It = OMPReadonlyAddrs.find({VD ? VD->getCanonicalDecl() : nullptr,
-                                   FD ? FD->getCanonicalDecl() : nullptr});
-  return It == OMPReadonlyAddrs.end() ? Address::invalid() : It->second;
+  auto It = OMPReadonlyMemberAddrs.find(
+      {VD->getCanonicalDecl(), FD->getCanonicalDecl()});
+  return It == OMPReadonlyMemberAddrs.end() ? Address::invalid() : It->second;
 }
 
 llvm::Value *CGOpenMPRuntime::emitReadonlyBeginCall(CodeGenFunction &CGF,
@@ -133,7 +138,11 @@ OMPReadonlyRegion::OMPReadonlyRegion(CodeGenFunction &CGF,
 void OMPReadonlyRegion::WrapperTy::operator()(CodeGenFunction &CGF,
                                               PrePostActionTy &Action) const {
   Action.Enter(CGF);
-  Region->emitRedirects(CGF);
+  // The bases designate this thread's memory while the region's code is
+  // emitted, the way private copies do.
+  CodeGenFunction::OMPPrivateScope Scope(CGF);
+  Region->emitRedirects(CGF, Scope);
+  (void)Scope.Privatize();
   Region->CodeGen(CGF);
 }
 
@@ -181,7 +190,26 @@ void OMPReadonlyRegion::emitEnd(CodeGenFunction &CGF) {
   CGF.CGM.getOpenMPRuntime().emitReadonlyEndCall(CGF, Loc, Handle);
 }
 
-void OMPReadonlyRegion::emitRedirects(CodeGenFunction &CGF) const {
+/// The capture of the member 'this->FD' that the pre-init statement of \p C
+/// declares (SemaOpenMPReadonly.cpp), or null.
+static const VarDecl *getThisMemberCapture(const OMPReadonlyClause *C,
+                                           const FieldDecl *FD) {
+  const auto *DS = cast_or_null<DeclStmt>(C->getPreInitStmt());
+  if (!DS)
+    return nullptr;
+  for (const Decl *D : DS->decls()) {
+    const auto *CED = dyn_cast<OMPCapturedExprDecl>(D);
+    const auto *ME = CED && CED->getInit()
+                         ? dyn_cast<MemberExpr>(CED->getInit()->IgnoreParens())
+                         : nullptr;
+    if (ME && ME->getMemberDecl()->getCanonicalDecl() == FD)
+      return CED;
+  }
+  return nullptr;
+}
+
+void OMPReadonlyRegion::emitRedirects(
+    CodeGenFunction &CGF, CodeGenFunction::OMPPrivateScope &Scope) const {
   const VarDecl *DataVD = Clause->getRegionDataDecl();
   // The region captures its data (SemaOpenMP::ActOnOpenMPRegionEnd).
   if (!CGF.HaveInsertPoint() || !CGF.CapturedStmtInfo ||
@@ -208,28 +236,23 @@ void OMPReadonlyRegion::emitRedirects(CodeGenFunction &CGF) const {
     OpenMPReadonlyBase Base = getOpenMPReadonlyBase(Item);
     if (!Base.isValid())
       continue;
-    // The variable or member as the region sees it; a local variable (or
-    // 'this') that the region does not use is not captured.
-    LValue LV;
-    if (Base.This) {
-      if (!CGF.CapturedStmtInfo->isCXXThisExprCaptured())
-        continue;
-      QualType RecTy = Ctx.getCanonicalTagType(Base.Field->getParent());
-      LV = CGF.EmitLValueForField(
-          CGF.MakeNaturalAlignAddrLValue(CGF.LoadCXXThis(), RecTy),
-          Base.Field);
-    } else {
-      const VarDecl *VD = Base.Var;
-      bool Local = VD->hasLocalStorage();
-      if (Local && !CGF.CapturedStmtInfo->lookup(VD))
-        continue;
-      DeclRefExpr Ref(Ctx, const_cast<VarDecl *>(VD),
-                      /*RefersToEnclosingVariableOrCapture=*/Local,
-                      VD->getType(), VK_LValue, Loc);
-      LV = CGF.EmitLValue(&Ref);
-      if (Base.Field)
-        LV = CGF.EmitLValueForField(LV, Base.Field);
-    }
+    // The variable that is redirected: the base variable, or the capture of
+    // 'this->m'; for 's.m', the variable 's'. The region captures the first
+    // two (a local variable 's' only if the region uses it).
+    const VarDecl *VD =
+        Base.This ? getThisMemberCapture(Clause, Base.Field) : Base.Var;
+    if (!VD)
+      continue;
+    bool Captured = CGF.CapturedStmtInfo->lookup(VD);
+    if (!Captured && (VD->hasLocalStorage() || !Base.Field || Base.This))
+      continue;
+    DeclRefExpr Ref(Ctx, const_cast<VarDecl *>(VD),
+                    /*RefersToEnclosingVariableOrCapture=*/Captured,
+                    VD->getType().getNonReferenceType(), VK_LValue, Loc);
+    LValue LV = CGF.EmitLValue(&Ref);
+    bool Member = Base.Field && !Base.This;
+    if (Member)
+      LV = CGF.EmitLValueForField(LV, Base.Field);
     StringRef Name = Base.Field ? Base.Field->getName() : Base.Var->getName();
     QualType Ty = Base.Field ? Base.Field->getType() : Base.Var->getType();
     llvm::Value *Orig =
@@ -254,31 +277,24 @@ void OMPReadonlyRegion::emitRedirects(CodeGenFunction &CGF) const {
       CGF.EmitStoreOfScalar(Mapped, CGF.MakeAddrLValue(Redirected, Ty),
                             /*isInit=*/true);
     }
-    CGF.setOMPReadonlyAddr(Base.Var, Base.Field, Redirected);
+    if (Member)
+      CGF.setOMPReadonlyMemberAddr(VD, Base.Field, Redirected);
+    else
+      Scope.addPrivate(VD, Redirected);
   }
 }
 
 std::optional<LValue>
 CodeGen::emitOpenMPReadonlyMemberLValue(CodeGenFunction &CGF,
                                         const MemberExpr *E) {
+  // The form getOpenMPReadonlyBase accepts: 's.m' ('this->m' is a reference
+  // to its capture in the region, see emitRedirects).
   const auto *FD = dyn_cast<FieldDecl>(E->getMemberDecl());
-  if (!FD)
+  const auto *DRE = dyn_cast<DeclRefExpr>(E->getBase()->IgnoreParens());
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!FD || !VD || E->isArrow())
     return std::nullopt;
-  // The forms getOpenMPReadonlyBase accepts: 's.m' and 'this->m'.
-  const Expr *Obj = E->getBase()->IgnoreParens();
-  const VarDecl *VD = nullptr;
-  if (isa<CXXThisExpr>(Obj)) {
-    if (!E->isArrow())
-      return std::nullopt;
-  } else if (const auto *DRE = dyn_cast<DeclRefExpr>(Obj);
-             DRE && !E->isArrow()) {
-    VD = dyn_cast<VarDecl>(DRE->getDecl());
-    if (!VD)
-      return std::nullopt;
-  } else {
-    return std::nullopt;
-  }
-  Address A = CGF.getOMPReadonlyAddr(VD, FD);
+  Address A = CGF.getOMPReadonlyMemberAddr(VD, FD);
   if (!A.isValid())
     return std::nullopt;
   return CGF.MakeAddrLValue(A, E->getType(), AlignmentSource::Decl);

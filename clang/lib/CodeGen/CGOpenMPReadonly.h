@@ -16,6 +16,7 @@
 
 #include "CGOpenMPRuntime.h"
 #include "CGValue.h"
+#include "CodeGenFunction.h"
 #include <optional>
 
 namespace clang {
@@ -24,7 +25,6 @@ class OMPExecutableDirective;
 class OMPReadonlyClause;
 
 namespace CodeGen {
-class CodeGenFunction;
 
 /// The 'readonly' clause of one parallel construct, for
 /// emitCommonOMPParallelDirective:
@@ -53,8 +53,10 @@ class OMPReadonlyRegion {
   llvm::Value *Handle = nullptr;
 
   /// In the outlined function: asks the runtime where this thread reads each
-  /// list item and makes the items' base variables designate that memory.
-  void emitRedirects(CodeGenFunction &CGF) const;
+  /// list item and makes the items' base variables designate that memory
+  /// while \p Scope lives (a member 's.m' for the rest of the function).
+  void emitRedirects(CodeGenFunction &CGF,
+                     CodeGenFunction::OMPPrivateScope &Scope) const;
 
 public:
   OMPReadonlyRegion(CodeGenFunction &CGF, const OMPExecutableDirective &S,
@@ -74,10 +76,10 @@ public:
 };
 
 /// In the outlined function of a parallel construct with the clause
-/// 'readonly(list)': if \p E is a member that a list item of the clause is
-/// taken from ('s.a', 'this->p'), what it designates there (its replica, or
-/// the thread's copy of the pointer); otherwise std::nullopt. Called by
-/// EmitMemberExpr; cheap when no such region is being emitted.
+/// 'readonly(list)': if \p E is a member of a variable that a list item of
+/// the clause is taken from ('s.a', 's.p : n'), what it designates there (its
+/// replica, or the thread's copy of the pointer); otherwise std::nullopt.
+/// Called by EmitMemberExpr; cheap when no such region is being emitted.
 std::optional<LValue> emitOpenMPReadonlyMemberLValue(CodeGenFunction &CGF,
                                                      const MemberExpr *E);
 

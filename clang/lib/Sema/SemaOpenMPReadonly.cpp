@@ -18,14 +18,24 @@
 //   of the executing thread's node: code generation redirects that variable
 //   or member, so it may be the base of one list item only, and a variable
 //   may not also be privatized by the construct ('private', 'firstprivate',
-//   'lastprivate', 'reduction', 'linear', 'copyin'), since the region would
-//   then not read the listed memory through it;
+//   'lastprivate', 'reduction', 'linear'), since the region would then not
+//   read the listed memory through it ('copyin' takes threadprivate
+//   variables, which are not redirected);
+// - the region, and the regions nested in it, capture each such variable,
+//   also a global or static one (SemaOpenMP::isOpenMPCapturedDecl asks the
+//   DSA stack, where the clause records its bases), so that code generation
+//   can make the captured variable designate the replica the way it makes a
+//   variable designate its private copy; 'this->m' stands, in those regions,
+//   for a reference to the member that the clause's pre-init statement
+//   declares (an OMPCapturedExprDecl, as for 'private(this->m)'; see the
+//   OpenMP hook in SemaExprMember.cpp);
 // - a list item of another form is write-protected but read from the
 //   original, which a warning says;
 // - the clause's pre-init statement declares the region's data, an implicit
-//   'void *[N + 1]' of the encountering thread that the parallel region
-//   captures (SemaOpenMP::ActOnOpenMPRegionEnd captures the pre-init
-//   declarations of the clauses of a capturing construct);
+//   'void *[N + 1]' of the encountering thread, then the references to the
+//   members 'this->m', all of which the parallel region captures
+//   (SemaOpenMP::ActOnOpenMPRegionEnd captures the pre-init declarations of
+//   the clauses of a capturing construct);
 // - an address derived from a redirected variable ('&a[i]', 'a + i', 'a')
 //   that the region stores where it outlives the region (a variable declared
 //   outside it and not privatized, or a member of one) draws a warning: in
@@ -37,6 +47,8 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclOpenMP.h"
+#include "clang/AST/ExprOpenMP.h"
 #include "clang/AST/OpenMPClause.h"
 #include "clang/AST/OpenMPMemoryRange.h"
 #include "clang/AST/OpenMPReadonly.h"
@@ -97,13 +109,16 @@ OMPClause *SemaOpenMP::ActOnOpenMPReadonlyClause(ArrayRef<Expr *> Items,
     }
   }
 
-  // The region's data: the runtime's handle, then the address of each item.
   // SIMD-only and device compilations ignore the clause (the memory is the
   // host's, read by host threads).
-  Stmt *PreInit = nullptr;
   const LangOptions &LO = getLangOpts();
-  if (!Dependent && !Items.empty() && !LO.OpenMPSimd &&
-      !LO.OpenMPIsTargetDevice) {
+  if (Items.empty() || LO.OpenMPSimd || LO.OpenMPIsTargetDevice)
+    return OMPReadonlyClause::Create(Ctx, StartLoc, LParenLoc, EndLoc, Items,
+                                     /*PreInit=*/nullptr);
+
+  // The region's data: the runtime's handle, then the address of each item.
+  SmallVector<Decl *, 4> PreInitDecls;
+  if (!Dependent) {
     QualType Ty = Ctx.getConstantArrayType(
         Ctx.VoidPtrTy,
         llvm::APInt(Ctx.getTypeSize(Ctx.getSizeType()), Items.size() + 1),
@@ -114,8 +129,46 @@ OMPClause *SemaOpenMP::ActOnOpenMPReadonlyClause(ArrayRef<Expr *> Items,
                                Ctx.getTrivialTypeSourceInfo(Ty, StartLoc),
                                SC_None);
     VD->setImplicit();
-    PreInit = new (Ctx) DeclStmt(DeclGroupRef(VD), StartLoc, EndLoc);
+    PreInitDecls.push_back(VD);
   }
+
+  // The region and the regions nested in it capture the bases (see the top
+  // of the file). A member 's.m' of a variable is redirected by code
+  // generation alone.
+  for (const auto &[Base, Item] : Bases) {
+    if (!Base.This) {
+      if (!Base.Field)
+        addOpenMPReadonlyBase(Base.Var, const_cast<VarDecl *>(Base.Var));
+      continue;
+    }
+    // 'this->m' (or 'm' in a member function): a reference to the member,
+    // bound before the fork. Built once the template is instantiated, like
+    // the references of 'private(this->m)'.
+    if (Dependent)
+      continue;
+    const Expr *E = Item->IgnoreParenImpCasts();
+    if (const auto *Section = dyn_cast<ArraySectionExpr>(E))
+      E = Section->getBase()->IgnoreParenImpCasts();
+    auto *ME = const_cast<MemberExpr *>(cast<MemberExpr>(E));
+    auto *CED = OMPCapturedExprDecl::Create(
+        Ctx, SemaRef.CurContext, Base.Field->getIdentifier(),
+        Ctx.getLValueReferenceType(ME->getType()), ME->getBeginLoc());
+    SemaRef.CurContext->addHiddenDecl(CED);
+    {
+      Sema::TentativeAnalysisScope Trap(SemaRef);
+      SemaRef.AddInitializerToDecl(CED, ME, /*DirectInit=*/false);
+    }
+    if (CED->isInvalidDecl())
+      continue;
+    PreInitDecls.push_back(CED);
+    addOpenMPReadonlyBase(Base.Field, CED);
+  }
+
+  Stmt *PreInit = nullptr;
+  if (!PreInitDecls.empty())
+    PreInit = new (Ctx) DeclStmt(
+        DeclGroupRef::Create(Ctx, PreInitDecls.data(), PreInitDecls.size()),
+        StartLoc, EndLoc);
   return OMPReadonlyClause::Create(Ctx, StartLoc, LParenLoc, EndLoc, Items,
                                    PreInit);
 }
@@ -144,7 +197,6 @@ bool SemaOpenMP::checkOpenMPReadonlyClause(ArrayRef<OMPClause *> Clauses) {
     case llvm::omp::OMPC_lastprivate:
     case llvm::omp::OMPC_reduction:
     case llvm::omp::OMPC_linear:
-    case llvm::omp::OMPC_copyin:
       break;
     default:
       continue;
