@@ -90,16 +90,18 @@ double arrays(double *q, double **pp, int n) {
 // CHECK: store ptr @[[NAME_Q]], ptr
 // CHECK: store ptr @[[NAME_PP]], ptr
 // CHECK: call ptr @__kmpc_readonly_begin(ptr @{{[0-9]+}}, i32 {{%.+}}, i32 4, ptr
-// CHECK: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(ptr @{{[0-9]+}}, i32 5, ptr @arrays.omp_outlined, ptr %s, ptr %a, ptr %q.addr, ptr %pp.addr, ptr [[DATA]])
+// The region captures the global like the locals.
+// CHECK: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(ptr @{{[0-9]+}}, i32 6, ptr @arrays.omp_outlined, ptr %s, ptr %a, ptr @garr, ptr %q.addr, ptr %pp.addr, ptr [[DATA]])
 // CHECK-NEXT: call void @__kmpc_readonly_end(
 //
 // CHECK-LABEL: define internal void @arrays.omp_outlined(
 // CHECK: [[AADDR:%.+]] = load ptr, ptr %a.addr
+// CHECK: [[GADDR:%.+]] = load ptr, ptr %garr.addr
 // CHECK: [[PTRS:%omp.readonly.ptrs]] = call ptr @__kmpc_readonly_ptrs(
 // CHECK: [[DELTA_A:%omp.readonly.delta]] = sub i64
 // CHECK-NEXT: [[A:%a.readonly]] = getelementptr i8, ptr [[AADDR]], i64 [[DELTA_A]]
 // CHECK: [[DELTA_G:%omp.readonly.delta[0-9]+]] = sub i64
-// CHECK-NEXT: [[G:%garr.readonly]] = getelementptr i8, ptr @garr, i64 [[DELTA_G]]
+// CHECK-NEXT: [[G:%garr.readonly]] = getelementptr i8, ptr [[GADDR]], i64 [[DELTA_G]]
 // CHECK: [[QSLOT:%.+]] = getelementptr inbounds [4 x ptr], ptr [[PTRS]], i64 0, i64 2
 // CHECK: [[DELTA_Q:%omp.readonly.delta[0-9]+]] = sub i64
 // CHECK: [[Q:%q.readonly]] = getelementptr i8, ptr {{%.+}}, i64 [[DELTA_Q]]

@@ -18,6 +18,7 @@ double *gp;
 static double sarr[4];
 int tp[4];
 #pragma omp threadprivate(tp)
+_Thread_local double tlsarr[4];
 
 // Every construct that begins with 'parallel' takes the clause, with every
 // list-item form whose base is a variable: no diagnostic.
@@ -135,9 +136,23 @@ void privatized(double *p, int n) {
     s += p[0];
 #pragma omp parallel readonly(gp : n) copyin(tp)
   s += gp[0] + tp[0];
+  // A thread_local variable, like a threadprivate one, is not redirected, so
+  // 'copyin' of it is no conflict.
+#pragma omp parallel readonly(tlsarr) copyin(tlsarr) // ext-warning {{list item of the 'readonly' clause is write-protected but read from the original, not from a node-local replica: its base variable is threadprivate}}
+  s += tlsarr[0];
   // Shared is the promise, not a conflict.
 #pragma omp parallel shared(p) readonly(p : n)
   s += p[0];
+}
+
+// A global base is captured by the region like a local one: default(none)
+// asks for its data-sharing attribute as for any variable.
+void globals(int n) {
+  double s = 0;
+#pragma omp parallel default(none) shared(s) readonly(garr, gp : n) // omp-note 2 {{explicit data sharing attribute requested here}}
+  s += garr[0] + gp[0]; // omp-error {{variable 'garr' must have explicitly specified data sharing attributes}} omp-error {{variable 'gp' must have explicitly specified data sharing attributes}}
+#pragma omp parallel default(none) shared(s, garr, gp) readonly(garr, gp : n)
+  s += garr[0] + gp[0];
 }
 
 // Members of a variable are redirected like variables ('s.a', 's.p : n'),

@@ -68,6 +68,21 @@ double consts(const double *cp, int n) {
   return s;
 }
 
+// The region captures a global base like a local one; a lambda in it reads
+// a global as a called function does, and captures a local as usual.
+double garr[8];
+double lambdas(double *p, int n) {
+  double s = 0;
+#pragma omp parallel readonly(garr, p : n) shared(s)
+  {
+    auto l = [] { return garr[0]; };
+    auto m = [&] { return p[0] + garr[1]; };
+    auto v = [=] { return p[1]; };
+    s += l() + m() + v();
+  }
+  return s;
+}
+
 void use(double *p, int n) {
   sum<double, 4>(p, n);
   sum<float, 2>((float *)p, n);
