@@ -12,7 +12,9 @@
 //   nested   an inner parallel region with its own list in an outer one
 //   sections 'parallel sections' and 'parallel master taskloop'
 //   tasks    tasks that share the pointer variable run after their creator
-//            left the outlined function (at the final barrier)
+//            left the outlined function (at the final barrier); a global
+//            read in a task of the region or in 'parallel master taskloop'
+//            designates the replica too
 //   unforced without KMP_READONLY_FORCE the one node reads the original
 // RUN: %libomp-compile
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=4 %libomp-run forced | FileCheck %s --check-prefix=FORCED
@@ -175,6 +177,29 @@ int main(int argc, char **argv) {
   for (int k = 0; k < NT; k++)
     bad_parts += part[k] != sum(p0 + (long)k * (NP / NT), NP / NT);
   NT_CHECK(bad_parts == 0, "tasks: %d parts differ", bad_parts);
+
+  // A task captures the region's redirected global.
+  const double nowG = sum(G, NG);
+  int gmoved = -1, gwrong = -1, tlmoved = -1;
+#pragma omp parallel num_threads(4) readonly(G) shared(gmoved, gwrong)
+#pragma omp masked
+#pragma omp task
+  {
+    gmoved = G != G0;
+    gwrong = sum(G, NG) != nowG;
+  }
+#pragma omp parallel master taskloop readonly(G) grainsize(512)               \
+    shared(tlmoved)
+  for (long i = 0; i < NG; i++) {
+    out[i] = G[i];
+    if (i == 0)
+      tlmoved = G != G0;
+  }
+  NT_CHECK(gwrong == 0 && sum(out, NG) == nowG, "global in tasks: %d, %g",
+           gwrong, sum(out, NG));
+  NT_CHECK(gmoved == forced && tlmoved == forced,
+           "global in tasks: task %d, taskloop %d read from a replica", gmoved,
+           tlmoved);
 
   return nt_done(forced ? "readonly_clause forced"
                         : "readonly_clause unforced");
