@@ -43,6 +43,10 @@ struct Grid : Base {
     double s = 0;
 #pragma omp parallel readonly(a, this->p : n)
     s += a[0] + p[0];
+    // A nested region lists the same member: a member again.
+#pragma omp parallel readonly(this->p : n) reduction(+ : s)
+#pragma omp parallel readonly(p : n) reduction(+ : s)
+    s += p[0];
 #pragma omp parallel readonly(b) // expected-warning {{list item of the 'readonly' clause is write-protected but read from the original, not from a node-local replica: its base is not a variable}}
     s += b[0];
 #pragma omp parallel readonly(a[0 : 8], a[8 : 8]) // expected-error {{'a' is the base of more than one list item of the 'readonly' clause}} expected-note {{list item of the 'readonly' clause is here}}
