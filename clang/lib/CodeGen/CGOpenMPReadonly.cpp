@@ -237,8 +237,9 @@ void OMPReadonlyRegion::emitRedirects(
     if (!Base.isValid())
       continue;
     // The variable that is redirected: the base variable, or the capture of
-    // 'this->m'; for 's.m', the variable 's'. The region captures the first
-    // two (a local variable 's' only if the region uses it).
+    // 'this->m'; for 's.m', the variable 's'. A variable the region does not
+    // capture is one it does not use, except a global 's', which the region
+    // reads directly.
     const VarDecl *VD =
         Base.This ? getThisMemberCapture(Clause, Base.Field) : Base.Var;
     if (!VD)
