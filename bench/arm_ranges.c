@@ -47,9 +47,9 @@ typedef struct {
 typedef struct {
   void *base;
   size_t count, elem_size;
-} kmp_nexttouch_range_t;
+} kmp_memory_range_t;
 extern int __kmpc_global_thread_num(ident_t *);
-extern int __kmpc_nexttouch(ident_t *, int, int, const kmp_nexttouch_range_t *);
+extern int __kmpc_nexttouch(ident_t *, int, int, const kmp_memory_range_t *);
 static ident_t loc = {0, 2, 0, 0, ";arm_ranges.c;run;1;1;;"};
 
 static int run(long n, long pages, int rep, long pg, int nodes, int api) {
@@ -61,11 +61,11 @@ static int run(long n, long pages, int rep, long pg, int nodes, int api) {
     return perror("mmap"), 2;
   madvise(m, len, MADV_NOHUGEPAGE);
   memset(m, 1, len);
-  kmp_nexttouch_range_t *rg = malloc(n * sizeof *rg);
+  kmp_memory_range_t *rg = malloc(n * sizeof *rg);
   if (!rg)
     return perror("malloc"), 2;
   for (long r = 0; r < n; r++)
-    rg[r] = (kmp_nexttouch_range_t){m + r * stride * pg, pages * pg, 1};
+    rg[r] = (kmp_memory_range_t){m + r * stride * pg, pages * pg, 1};
   int gtid = __kmpc_global_thread_num(&loc);
   kmp_reset_nexttouch_counters();
   double t0 = now_us();

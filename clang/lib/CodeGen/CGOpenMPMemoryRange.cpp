@@ -7,8 +7,9 @@
 //===----------------------------------------------------------------------===//
 //
 // Code generation of lists of memory ranges: each list item, an OpenMP array
-// section ('ptr : len' is the section 'ptr[:len]') or an array, becomes
-// { void *base; size_t count; size_t elem_size; }.
+// section ('ptr : len' is the section 'ptr[:len]') or an array, becomes the
+// runtime's kmp_memory_range_t { void *base; size_t count; size_t elem_size; },
+// the one range descriptor of '#pragma omp nexttouch' and 'readonly'.
 //
 // This does not reuse getPointerAndSize (CGOpenMPRuntime.cpp), which computes
 // the {address, size in bytes} of 'affinity' and 'depend' items, because:
@@ -29,6 +30,7 @@
 
 #include "CGOpenMPMemoryRange.h"
 #include "CodeGenFunction.h"
+#include "CodeGenModule.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/OpenMPMemoryRange.h"
 
@@ -122,24 +124,38 @@ OpenMPMemoryRange CodeGen::emitOpenMPMemoryRange(CodeGenFunction &CGF,
           emitElemSize(CGF, Item->getType())};
 }
 
-llvm::Value *CodeGen::emitOpenMPMemoryRangeArray(CodeGenFunction &CGF,
-                                                 ArrayRef<const Expr *> Items) {
+llvm::StructType *CodeGen::getOpenMPMemoryRangeType(CodeGenModule &CGM) {
+  // One named type per context, found by its name as OpenMPIRBuilder finds
+  // the types of OMPKinds.def (initializeTypes), which cannot hold it: a new
+  // OpenMPIRBuilder member would change the layout that Debian's prebuilt
+  // LLVM libraries were compiled against.
+  static constexpr llvm::StringLiteral Name("struct.kmp_memory_range");
+  llvm::LLVMContext &Ctx = CGM.getLLVMContext();
+  if (llvm::StructType *Ty = llvm::StructType::getTypeByName(Ctx, Name))
+    return Ty;
+  return llvm::StructType::create(
+      Ctx, {CGM.VoidPtrTy, CGM.SizeTy, CGM.SizeTy}, Name);
+}
+
+llvm::Value *CodeGen::emitOpenMPMemoryRangeArray(
+    CodeGenFunction &CGF, ArrayRef<const Expr *> Items,
+    SmallVectorImpl<OpenMPMemoryRange> *Out) {
   SmallVector<OpenMPMemoryRange, 4> Ranges;
   for (const Expr *Item : Items)
     Ranges.push_back(emitOpenMPMemoryRange(CGF, Item));
 
   CGBuilderTy &B = CGF.Builder;
-  llvm::StructType *RangeTy =
-      llvm::StructType::get(CGF.VoidPtrTy, CGF.SizeTy, CGF.SizeTy);
+  llvm::StructType *RangeTy = getOpenMPMemoryRangeType(CGF.CGM);
   llvm::ArrayType *ArrayTy = llvm::ArrayType::get(RangeTy, Ranges.size());
   Address Array =
       CGF.CreateTempAlloca(ArrayTy, CGF.getPointerAlign(), "omp.ranges");
   for (auto [I, R] : llvm::enumerate(Ranges)) {
     Address Elt = B.CreateConstArrayGEP(Array, I);
-    Elt = Elt.withElementType(RangeTy);
     B.CreateStore(R.Base, B.CreateStructGEP(Elt, 0));
     B.CreateStore(R.Count, B.CreateStructGEP(Elt, 1));
     B.CreateStore(R.ElemSize, B.CreateStructGEP(Elt, 2));
   }
+  if (Out)
+    Out->append(Ranges.begin(), Ranges.end());
   return B.CreateConstArrayGEP(Array, 0).emitRawPointer(CGF);
 }

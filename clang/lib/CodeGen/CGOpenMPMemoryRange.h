@@ -17,6 +17,7 @@
 #include "clang/Basic/LLVM.h"
 
 namespace llvm {
+class StructType;
 class Value;
 } // namespace llvm
 
@@ -25,6 +26,7 @@ class Expr;
 
 namespace CodeGen {
 class CodeGenFunction;
+class CodeGenModule;
 
 /// One list item as the runtime sees it: \a Count elements of \a ElemSize
 /// bytes from \a Base.
@@ -39,17 +41,21 @@ struct OpenMPMemoryRange {
 OpenMPMemoryRange emitOpenMPMemoryRange(CodeGenFunction &CGF,
                                         const Expr *Item);
 
+/// The runtime's descriptor of one list item, created once per LLVM context:
+///
+///   struct kmp_memory_range { void *base; size_t count; size_t elem_size; };
+llvm::StructType *getOpenMPMemoryRangeType(CodeGenModule &CGM);
+
 /// Evaluates the list items \p Items (array sections and arrays), each
-/// exactly once and in order, into a stack array of the runtime's
-///
-///   struct { void *base; size_t count; size_t elem_size; }
-///
-/// one per item, and returns a pointer to its first element. A signed
-/// length is sign-extended, and a length wider than size_t that does not fit
-/// becomes SIZE_MAX, so that the runtime, which multiplies count by
-/// elem_size, reports such lengths instead of seeing a small, wrapped range.
-llvm::Value *emitOpenMPMemoryRangeArray(CodeGenFunction &CGF,
-                                        ArrayRef<const Expr *> Items);
+/// exactly once and in order, into a stack array of kmp_memory_range, one
+/// per item, and returns a pointer to its first element; the ranges are also
+/// appended to \p Out if it is non-null. A signed length is sign-extended,
+/// and a length wider than size_t that does not fit becomes SIZE_MAX, so
+/// that the runtime, which multiplies count by elem_size, reports such
+/// lengths instead of seeing a small, wrapped range.
+llvm::Value *
+emitOpenMPMemoryRangeArray(CodeGenFunction &CGF, ArrayRef<const Expr *> Items,
+                           SmallVectorImpl<OpenMPMemoryRange> *Out = nullptr);
 
 } // namespace CodeGen
 } // namespace clang

@@ -10,7 +10,7 @@
 // '#pragma omp nexttouch(list)': one call
 //
 //   kmp_int32 __kmpc_nexttouch(ident_t *loc, kmp_int32 gtid, kmp_int32 n,
-//                              const kmp_nexttouch_range_t *ranges);
+//                              const kmp_memory_range_t *ranges);
 //
 // with the n ranges of the list built on the stack by
 // emitOpenMPMemoryRangeArray (CGOpenMPMemoryRange.cpp).

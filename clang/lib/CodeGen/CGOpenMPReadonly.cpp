@@ -10,8 +10,9 @@
 // constructs:
 //
 //   encountering thread, after the clauses' pre-init statements:
-//     kmp_readonly_item_t items[N] = {{base, count, elem_size, "spelling"}..};
-//     data[0] = __kmpc_readonly_begin(loc, gtid, N, items);
+//     kmp_memory_range_t items[N] = {{base, count, elem_size}, ...};
+//     const char *names[N] = {"spelling", ...};
+//     data[0] = __kmpc_readonly_begin(loc, gtid, N, items, names);
 //     data[1 + i] = items[i].base;
 //     fork (the outlined function captures 'data')
 //     __kmpc_readonly_end(loc, gtid, data[0]);
@@ -86,13 +87,14 @@ Address CodeGenFunction::getOMPReadonlyMemberAddr(const VarDecl *VD,
 llvm::Value *CGOpenMPRuntime::emitReadonlyBeginCall(CodeGenFunction &CGF,
                                                     SourceLocation Loc,
                                                     unsigned NumItems,
-                                                    llvm::Value *Items) {
+                                                    llvm::Value *Items,
+                                                    llvm::Value *Names) {
   // The location is emitted also without debug information (as for the
   // 'error' directive): the runtime's message on a write names it.
   llvm::Value *Args[] = {
       emitUpdateLocation(CGF, Loc, /*Flags=*/0, /*EmitLoc=*/true),
       getThreadID(CGF, Loc), llvm::ConstantInt::get(CGM.Int32Ty, NumItems),
-      Items};
+      Items, Names};
   return CGF.EmitRuntimeCall(
       OMPBuilder.getOrCreateRuntimeFunction(
           CGM.getModule(), llvm::omp::OMPRTL___kmpc_readonly_begin),
@@ -154,33 +156,28 @@ void OMPReadonlyRegion::emitBegin(CodeGenFunction &CGF) {
   CGBuilderTy &B = CGF.Builder;
   unsigned N = Clause->varlist_size();
 
-  // kmp_readonly_item_t: { void *base; size_t count; size_t elem_size;
-  //                        const char *name; }
-  llvm::StructType *ItemTy = llvm::StructType::get(CGF.VoidPtrTy, CGF.SizeTy,
-                                                   CGF.SizeTy, CGF.VoidPtrTy);
-  Address Items = CGF.CreateTempAlloca(llvm::ArrayType::get(ItemTy, N),
-                                       CGF.getPointerAlign(),
-                                       "omp.readonly.items");
+  SmallVector<OpenMPMemoryRange, 4> Ranges;
+  llvm::Value *Items = emitOpenMPMemoryRangeArray(
+      CGF, llvm::ArrayRef(Clause->varlist_begin(), Clause->varlist_end()),
+      &Ranges);
+  Address Names = CGF.CreateTempAlloca(
+      llvm::ArrayType::get(CGF.VoidPtrTy, N), CGF.getPointerAlign(),
+      "omp.readonly.names");
   Address Data = CGF.GetAddrOfLocalVar(Clause->getRegionDataDecl());
   PrintingPolicy Policy(CGM.getContext().getPrintingPolicy());
   for (auto [I, Item] : llvm::enumerate(Clause->varlist())) {
-    OpenMPMemoryRange R = emitOpenMPMemoryRange(CGF, Item);
     // The item as written, for the runtime's messages.
     std::string Name;
     llvm::raw_string_ostream OS(Name);
     printOpenMPMemoryRange(OS, Item, Policy);
     OS.flush();
-    Address Elt = B.CreateConstArrayGEP(Items, I);
-    B.CreateStore(R.Base, B.CreateStructGEP(Elt, 0));
-    B.CreateStore(R.Count, B.CreateStructGEP(Elt, 1));
-    B.CreateStore(R.ElemSize, B.CreateStructGEP(Elt, 2));
     B.CreateStore(CGM.GetAddrOfConstantCString(Name).getPointer(),
-                  B.CreateStructGEP(Elt, 3));
+                  B.CreateConstArrayGEP(Names, I));
     // The address the threads' offsets are computed from.
-    B.CreateStore(R.Base, B.CreateConstArrayGEP(Data, I + 1));
+    B.CreateStore(Ranges[I].Base, B.CreateConstArrayGEP(Data, I + 1));
   }
   Handle = RT.emitReadonlyBeginCall(
-      CGF, Loc, N, B.CreateConstArrayGEP(Items, 0).emitRawPointer(CGF));
+      CGF, Loc, N, Items, B.CreateConstArrayGEP(Names, 0).emitRawPointer(CGF));
   B.CreateStore(Handle, B.CreateConstArrayGEP(Data, 0));
 }
 

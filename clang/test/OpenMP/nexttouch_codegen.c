@@ -22,6 +22,9 @@ struct S {
 int *get_ptr(void);
 int get_len(void);
 
+// The runtime's range descriptor, one named type for every list.
+// CHECK: %struct.kmp_memory_range = type { ptr, i64, i64 }
+// CHECK-NOT: %struct.kmp_memory_range.
 // CHECK: @[[LOC:[0-9]+]] = private unnamed_addr constant %struct.ident_t { i32 0, i32 2, i32 0, i32 {{[0-9]+}}, ptr @{{[0-9]+}} }
 
 // 'ptr : len', int len: sign-extended count, element size 4.
@@ -30,24 +33,24 @@ void ptr_int(int *p, int n) {
 }
 // DEBUG: c";{{.*}}nexttouch_codegen.c;ptr_int;[[@LINE-2]];1;;\00"
 // CHECK-LABEL: define {{.*}}void @ptr_int(
-// CHECK: %omp.ranges = alloca [1 x { ptr, i64, i64 }], align 8
+// CHECK: %omp.ranges = alloca [1 x %struct.kmp_memory_range], align 8
 // CHECK-NEXT: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
 // CHECK: [[P:%.+]] = load ptr, ptr %p.addr, align 8
 // CHECK-NEXT: [[N:%.+]] = load i32, ptr %n.addr, align 4
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[N]] to i64
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
 // CHECK-NEXT: ret void
 // CHECK: declare i32 @__kmpc_nexttouch(ptr, i32, i32, ptr)
 // O2-LABEL: define {{.*}}void @ptr_int(ptr noundef %p, i32 noundef %n)
-// O2: %omp.ranges = alloca [1 x { ptr, i64, i64 }], align 8
+// O2: %omp.ranges = alloca [1 x %struct.kmp_memory_range], align 8
 // O2: [[GTID:%.+]] = tail call i32 @__kmpc_global_thread_num(
 // O2: [[CNT:%.+]] = sext i32 %n to i64
 // O2: store ptr %p, ptr %omp.ranges, align 8
@@ -65,14 +68,14 @@ void ptr_size(double *p, size_t n) {
 // CHECK: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
 // CHECK: [[P:%.+]] = load ptr, ptr %p.addr, align 8
 // CHECK-NEXT: [[N:%.+]] = load i64, ptr %n.addr, align 8
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[N]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
 
 // Signed lengths are sign-extended, unsigned ones zero-extended.
@@ -80,7 +83,7 @@ void ptr_small(char *c, short s, int *p, unsigned u, long long *q, _Bool b) {
 #pragma omp nexttouch(c : s, p : u, q : b)
 }
 // CHECK-LABEL: define {{.*}}void @ptr_small(
-// CHECK: %omp.ranges = alloca [3 x { ptr, i64, i64 }], align 8
+// CHECK: %omp.ranges = alloca [3 x %struct.kmp_memory_range], align 8
 // CHECK-NEXT: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
 // CHECK: [[C:%.+]] = load ptr, ptr %c.addr, align 8
 // CHECK-NEXT: [[S:%.+]] = load i16, ptr %s.addr, align 2
@@ -92,28 +95,28 @@ void ptr_small(char *c, short s, int *p, unsigned u, long long *q, _Bool b) {
 // CHECK-NEXT: [[B8:%.+]] = load i8, ptr %b.addr, align 1
 // CHECK-NEXT: [[B:%.+]] = trunc i8 [[B8]] to i1
 // CHECK-NEXT: [[CNT2:%.+]] = zext i1 [[B]] to i64
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[C]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT0]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT1]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[Q]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT2]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 3, ptr [[ARG]])
 
 // A length wider than size_t is not truncated: a value that does not fit
@@ -130,28 +133,28 @@ void ptr_wide(int *p, __int128 n) {
 // CHECK-NEXT: [[CNT:%.+]] = select i1 [[FITS]], i64 [[TRUNC]], i64 -1
 // CHECK-NEXT: [[P1:%.+]] = load ptr, ptr %p.addr, align 8
 // CHECK-NEXT: [[P2:%.+]] = load ptr, ptr %p.addr, align 8
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P1]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 -1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P2]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 5, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 3, ptr [[ARG]])
 
 // 'void *': the length is in bytes.
@@ -162,14 +165,14 @@ void ptr_void(void *vp, long n) {
 // CHECK: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
 // CHECK: [[P:%.+]] = load ptr, ptr %vp.addr, align 8
 // CHECK-NEXT: [[N:%.+]] = load i64, ptr %n.addr, align 8
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[N]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
 
 // 'a[lb : len]' with constants: base &a[2], 5 elements of 4 bytes.
@@ -181,14 +184,14 @@ void section_const(void) {
 // CHECK: %arr = alloca [10 x i32], align 16
 // CHECK: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
 // CHECK-NEXT: [[BASE:%.+]] = getelementptr i8, ptr %arr, i64 8
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 5, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
 
 // 'p[lb : len]' on a pointer: base p + lb * 4 bytes; count len.
@@ -203,14 +206,14 @@ void section_var(int *p, long lb, int len) {
 // CHECK-NEXT: [[BASE:%.+]] = getelementptr i8, ptr [[P]], i64 [[OFF]]
 // CHECK-NEXT: [[LEN:%.+]] = load i32, ptr %len.addr, align 4
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[LEN]] to i64
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
 
 // 'a[lb :]' runs to the end of the array: 10 - lb elements; 'a[: len]'
@@ -230,28 +233,28 @@ void section_open(int lb) {
 // CHECK-NEXT: [[CNT1:%.+]] = sub i64 10, [[LB64]]
 // CHECK-NEXT: [[LEN:%.+]] = load i32, ptr %lb.addr, align 4
 // CHECK-NEXT: [[CNT2:%.+]] = sext i32 [[LEN]] to i64
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE0]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 7, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
-// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE1]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT1]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
-// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr %arr, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT2]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 3, ptr [[ARG]])
 
 // 'a[lb :]' on a VLA: the bound is the VLA's.
@@ -268,14 +271,14 @@ void section_vla(int n, int lb) {
 // CHECK-NEXT: [[OFF:%.+]] = mul i64 [[LB64]], 4
 // CHECK-NEXT: [[BASE:%.+]] = getelementptr i8, ptr %vla, i64 [[OFF]]
 // CHECK-NEXT: [[CNT:%.+]] = sub i64 [[NUM]], [[LB64]]
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
 
 // On a two-dimensional VLA, 'm[lb :]' counts rows: n - lb rows of k ints.
@@ -294,14 +297,14 @@ void section_vla2(int n, int k, int lb) {
 // CHECK-NEXT: [[OFF:%.+]] = mul i64 [[LB64]], [[ROW]]
 // CHECK-NEXT: [[BASE:%.+]] = getelementptr i8, ptr %vla, i64 [[OFF]]
 // CHECK-NEXT: [[CNT:%.+]] = sub i64 [[N]], [[LB64]]
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 [[ROW]], ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
 
 // A whole array is one element of sizeof(array) bytes (a VLA's computed).
@@ -318,28 +321,28 @@ void whole(int n) {
 // CHECK: [[NUM:%.+]] = zext i32 {{%.+}} to i64
 // CHECK: %vla = alloca i32, i64 [[NUM]], align 16
 // CHECK: [[SIZE:%.+]] = mul nuw i64 [[NUM]], 4
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr %arr, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 40, ptr [[F]], align 8
-// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr %m, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 256, ptr [[F]], align 8
-// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr %vla, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 [[SIZE]], ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 3, ptr [[ARG]])
 
 // Sections of a two-dimensional array: whole rows, or part of one row.
@@ -354,21 +357,21 @@ void rows(int i) {
 // CHECK-NEXT: [[I64:%.+]] = sext i32 [[I]] to i64
 // CHECK-NEXT: [[ROW:%.+]] = getelementptr inbounds [4 x [8 x double]], ptr %m, i64 0, i64 [[I64]]
 // CHECK-NEXT: [[BASE1:%.+]] = getelementptr i8, ptr [[ROW]], i64 16
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [2 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE0]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 2, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 64, ptr [[F]], align 8
-// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [2 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE1]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 3, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [2 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 2, ptr [[ARG]])
 
 // Members: an array member, a pointer member with a member length, a section
@@ -389,28 +392,28 @@ void members(struct S *s) {
 // CHECK-NEXT: [[S3:%.+]] = load ptr, ptr %s.addr, align 8
 // CHECK-NEXT: [[A3:%.+]] = getelementptr inbounds nuw %struct.S, ptr [[S3]], i32 0, i32 0
 // CHECK-NEXT: [[BASE:%.+]] = getelementptr i8, ptr [[A3]], i64 8
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[A]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 32, ptr [[F]], align 8
-// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[N]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
-// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 3, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [3 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 3, ptr [[ARG]])
 
 // Side effects happen once, in list order: the first range is (p, n), the
@@ -434,21 +437,21 @@ void side_effects(int *p, int n) {
 // CHECK-NEXT: [[N1INC:%.+]] = add nsw i32 [[N1]], 1
 // CHECK-NEXT: store i32 [[N1INC]], ptr %n.addr, align 4
 // CHECK-NEXT: [[CNT1:%.+]] = sext i32 [[N1]] to i64
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [2 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P0]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT0]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [2 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P1]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT1]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [2 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 2, ptr [[ARG]])
 // O2-LABEL: define {{.*}}void @side_effects(ptr noundef %p, i32 noundef %n)
 // O2: [[P1:%.+]] = getelementptr inbounds nuw i8, ptr %p, i64 4
@@ -472,14 +475,14 @@ void calls(void) {
 // CHECK-NEXT: [[P:%.+]] = call ptr @get_ptr()
 // CHECK-NEXT: [[N:%.+]] = call i32 @get_len()
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[N]] to i64
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
 // CHECK-NOT: call ptr @get_ptr()
 // CHECK-NOT: call i32 @get_len()
@@ -502,14 +505,14 @@ void in_parallel(int *p, int n) {
 // CHECK-NEXT: [[P:%.+]] = load ptr, ptr [[PREF]], align 8
 // CHECK-NEXT: [[N:%.+]] = load i32, ptr [[NREF]], align 4
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[N]] to i64
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: [[TIDADDR:%.+]] = load ptr, ptr %.global_tid..addr, align 8
 // CHECK-NEXT: [[GTID:%.+]] = load i32, ptr [[TIDADDR]], align 4
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])

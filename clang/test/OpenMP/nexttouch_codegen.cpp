@@ -38,7 +38,7 @@ void Buf::touch() {
 #pragma omp nexttouch(data, ptr : len, data[2 : 4], this : 1)
 }
 // CHECK-LABEL: define {{.*}}void @_ZN3Buf5touchEv(
-// CHECK: %omp.ranges = alloca [4 x { ptr, i64, i64 }], align 8
+// CHECK: %omp.ranges = alloca [4 x %struct.kmp_memory_range], align 8
 // CHECK-NEXT: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
 // CHECK: [[THIS:%.+]] = load ptr, ptr %this.addr, align 8
 // CHECK-NEXT: [[DATA:%.+]] = getelementptr inbounds nuw %struct.Buf, ptr [[THIS]], i32 0, i32 0
@@ -49,35 +49,35 @@ void Buf::touch() {
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[LEN]] to i64
 // CHECK-NEXT: [[DATA2:%.+]] = getelementptr inbounds nuw %struct.Buf, ptr [[THIS]], i32 0, i32 0
 // CHECK-NEXT: [[BASE:%.+]] = getelementptr i8, ptr [[DATA2]], i64 16
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [4 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[DATA]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 128, ptr [[F]], align 8
-// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [4 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[PTR]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [4 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
-// CHECK-NEXT: [[E3:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 3
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 0
+// CHECK-NEXT: [[E3:%.+]] = getelementptr inbounds [4 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 3
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E3]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[THIS]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E3]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E3]], i32 0, i32 2
 // CHECK-NEXT: store i64 144, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [4 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 4, ptr [[ARG]])
 // CHECK: declare i32 @__kmpc_nexttouch(ptr, i32, i32, ptr)
 
@@ -101,35 +101,35 @@ void use_tmpl(short *s, short (&sa)[3], double *d, double (&da)[5], long n) {
 // CHECK-NEXT: [[P3:%.+]] = load ptr, ptr %p.addr, align 8
 // CHECK-NEXT: [[BASE3:%.+]] = getelementptr i8, ptr [[P3]], i64 0
 // CHECK-NEXT: [[N:%.+]] = load i64, ptr %n.addr, align 8
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [4 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 3, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 2, ptr [[F]], align 8
-// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [4 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[A]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 6, ptr [[F]], align 8
-// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [4 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE2]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 2, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 2, ptr [[F]], align 8
-// CHECK-NEXT: [[E3:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 3
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 0
+// CHECK-NEXT: [[E3:%.+]] = getelementptr inbounds [4 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 3
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E3]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE3]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E3]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[N]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E3]], i32 0, i32 2
 // CHECK-NEXT: store i64 2, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [4 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 4, ptr [[ARG]])
 // CHECK-LABEL: define {{.*}}void @_Z4tmplIdLi5EEvPT_RAT0__S0_l(
 // CHECK: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
@@ -140,35 +140,35 @@ void use_tmpl(short *s, short (&sa)[3], double *d, double (&da)[5], long n) {
 // CHECK-NEXT: [[P3:%.+]] = load ptr, ptr %p.addr, align 8
 // CHECK-NEXT: [[BASE3:%.+]] = getelementptr i8, ptr [[P3]], i64 0
 // CHECK-NEXT: [[N:%.+]] = load i64, ptr %n.addr, align 8
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [4 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 5, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
-// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [4 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[A]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 40, ptr [[F]], align 8
-// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 2
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 0
+// CHECK-NEXT: [[E2:%.+]] = getelementptr inbounds [4 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE2]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 1
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E2]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E2]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
-// CHECK-NEXT: [[E3:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 3
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 0
+// CHECK-NEXT: [[E3:%.+]] = getelementptr inbounds [4 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 3
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E3]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[BASE3]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E3]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[N]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E3]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E3]], i32 0, i32 2
 // CHECK-NEXT: store i64 8, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [4 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [4 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 4, ptr [[ARG]])
 
 // References: to a pointer, to an array, to a length.
@@ -183,21 +183,21 @@ void refs(int *&rp, int (&ra)[4], const int &rn) {
 // CHECK-NEXT: [[N:%.+]] = load i32, ptr [[RN]], align 4
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[N]] to i64
 // CHECK-NEXT: [[RA:%.+]] = load ptr, ptr %ra.addr, align 8
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [2 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [2 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[RA]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 16, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [2 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 2, ptr [[ARG]])
 
 // Lambdas: captures by reference, and a generic lambda instantiated twice.
@@ -225,49 +225,49 @@ void lambdas(int *p, int n) {
 // CHECK-NEXT: [[M:%.+]] = load i64, ptr %m.addr, align 8
 // CHECK-NEXT: [[ARRADDR:%.+]] = getelementptr inbounds nuw %class.anon, ptr [[THIS]], i32 0, i32 1
 // CHECK-NEXT: [[ARR:%.+]] = load ptr, ptr [[ARRADDR]], align 8
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [2 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[M]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 1
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 0
+// CHECK-NEXT: [[E1:%.+]] = getelementptr inbounds [2 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[ARR]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 1
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E1]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E1]], i32 0, i32 2
 // CHECK-NEXT: store i64 32, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [2 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [2 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 2, ptr [[ARG]])
 // CHECK-LABEL: define internal void @"_ZZ7lambdasPiiENK{{.*}}clIiiEEDaPT_T0_"(
 // CHECK: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
 // CHECK: [[Q:%.+]] = load ptr, ptr %q.addr, align 8
 // CHECK-NEXT: [[LEN:%.+]] = load i32, ptr %len.addr, align 4
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[LEN]] to i64
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[Q]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
 // CHECK-LABEL: define internal void @"_ZZ7lambdasPiiENK{{.*}}clIctEEDaPT_T0_"(
 // CHECK: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(ptr @[[LOC]])
 // CHECK: [[Q:%.+]] = load ptr, ptr %q.addr, align 8
 // CHECK-NEXT: [[LEN:%.+]] = load i16, ptr %len.addr, align 2
 // CHECK-NEXT: [[CNT:%.+]] = zext i16 [[LEN]] to i64
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[Q]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 1, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
 
 // A 'declare target' function: the host version calls the runtime.
@@ -281,14 +281,14 @@ void dt(int *p, int n) {
 // CHECK: [[P:%.+]] = load ptr, ptr %p.addr, align 8
 // CHECK-NEXT: [[N:%.+]] = load i32, ptr %n.addr, align 4
 // CHECK-NEXT: [[CNT:%.+]] = sext i32 [[N]] to i64
-// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 0
+// CHECK-NEXT: [[E0:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 0
 // CHECK-NEXT: store ptr [[P]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 1
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 1
 // CHECK-NEXT: store i64 [[CNT]], ptr [[F]], align 8
-// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw { ptr, i64, i64 }, ptr [[E0]], i32 0, i32 2
+// CHECK-NEXT: [[F:%.+]] = getelementptr inbounds nuw %struct.kmp_memory_range, ptr [[E0]], i32 0, i32 2
 // CHECK-NEXT: store i64 4, ptr [[F]], align 8
-// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64 }], ptr %omp.ranges, i64 0, i64 0
+// CHECK-NEXT: [[ARG:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr %omp.ranges, i64 0, i64 0
 // CHECK-NEXT: {{%.+}} = call i32 @__kmpc_nexttouch(ptr @[[LOC]], i32 [[GTID]], i32 1, ptr [[ARG]])
 
 #endif // HEADER

@@ -14,6 +14,9 @@ double garr[64];
 
 double use(const double *);
 
+// The items are the ranges of '#pragma omp nexttouch': one type for both.
+// CHECK: %struct.kmp_memory_range = type { ptr, i64, i64 }
+// CHECK-NOT: %struct.kmp_memory_range.
 // The location is there without debug information (the runtime's message).
 // CHECK-DAG: c";{{.*}}readonly_codegen.c;ptr;{{[0-9]+}};1;;\00"
 // CHECK-DAG: @[[NAME_P:.+]] = private unnamed_addr constant [6 x i8] c"p : n\00"
@@ -33,18 +36,22 @@ double ptr(double *p, int n) {
 // DEBUG: c";{{.*}}readonly_codegen.c;ptr;[[@LINE-4]];1;;\00"
 // CHECK-LABEL: define {{.*}}double @ptr(
 // CHECK: [[DATA:%.omp.readonly.data]] = alloca [2 x ptr]
-// CHECK: [[ITEMS:%omp.readonly.items]] = alloca [1 x { ptr, i64, i64, ptr }]
+// CHECK: [[ITEMS:%omp.ranges]] = alloca [1 x %struct.kmp_memory_range]
+// CHECK: [[NAMES:%omp.readonly.names]] = alloca [1 x ptr]
 // CHECK: [[GTID:%.+]] = call i32 @__kmpc_global_thread_num(
 // CHECK: [[P:%.+]] = load ptr, ptr %p.addr
 // CHECK: [[CNT:%.+]] = sext i32 {{%.+}} to i64
-// CHECK: [[E0:%.+]] = getelementptr inbounds [1 x { ptr, i64, i64, ptr }], ptr [[ITEMS]], i64 0, i64 0
+// CHECK: [[E0:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr [[ITEMS]], i64 0, i64 0
 // CHECK: store ptr [[P]], ptr
 // CHECK: store i64 [[CNT]], ptr
 // CHECK: store i64 8, ptr
-// CHECK: store ptr @[[NAME_P]], ptr
+// CHECK-NEXT: [[IARG:%.+]] = getelementptr inbounds [1 x %struct.kmp_memory_range], ptr [[ITEMS]], i64 0, i64 0
+// CHECK: [[N0:%.+]] = getelementptr inbounds [1 x ptr], ptr [[NAMES]], i64 0, i64 0
+// CHECK-NEXT: store ptr @[[NAME_P]], ptr [[N0]]
 // CHECK: [[B1:%.+]] = getelementptr inbounds [2 x ptr], ptr [[DATA]], i64 0, i64 1
 // CHECK-NEXT: store ptr [[P]], ptr [[B1]]
-// CHECK: [[H:%omp.readonly.handle]] = call ptr @__kmpc_readonly_begin(ptr @{{[0-9]+}}, i32 [[GTID]], i32 1, ptr
+// CHECK: [[NARG:%.+]] = getelementptr inbounds [1 x ptr], ptr [[NAMES]], i64 0, i64 0
+// CHECK-NEXT: [[H:%omp.readonly.handle]] = call ptr @__kmpc_readonly_begin(ptr @{{[0-9]+}}, i32 [[GTID]], i32 1, ptr [[IARG]], ptr [[NARG]])
 // CHECK-NEXT: [[H0:%.+]] = getelementptr inbounds [2 x ptr], ptr [[DATA]], i64 0, i64 0
 // CHECK-NEXT: store ptr [[H]], ptr [[H0]]
 // CHECK-NEXT: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(ptr @{{[0-9]+}}, i32 3, ptr @ptr.omp_outlined, ptr %s, ptr %p.addr, ptr [[DATA]])
@@ -116,7 +123,7 @@ double arrays(double *q, double **pp, int n) {
 // The address passed to a function is the replica's.
 // CHECK: [[DECAY:%.+]] = getelementptr inbounds [8 x double], ptr [[A]], i64 0, i64 0
 // CHECK-NEXT: call double @use(ptr noundef [[DECAY]])
-// DECL-DAG: declare ptr @__kmpc_readonly_begin(ptr, i32, i32, ptr)
+// DECL-DAG: declare ptr @__kmpc_readonly_begin(ptr, i32, i32, ptr, ptr)
 // DECL-DAG: declare ptr @__kmpc_readonly_ptrs(ptr, i32, ptr)
 // DECL-DAG: declare void @__kmpc_readonly_end(ptr, i32, ptr)
 
@@ -155,3 +162,15 @@ double task(double *p, int n) {
 // CHECK: [[SLOT:%.+]] = getelementptr inbounds [1 x ptr], ptr [[PTRS]], i64 0, i64 0
 // CHECK: store ptr [[SLOT]], ptr
 // CHECK: call ptr @__kmpc_omp_task_alloc(
+
+// '#pragma omp nexttouch' and 'readonly' in one function: the same type.
+void both(double *p, int n) {
+#pragma omp nexttouch(p : n)
+#pragma omp parallel readonly(p : n)
+  use(p);
+}
+// CHECK-LABEL: define {{.*}}void @both(
+// CHECK: %omp.ranges = alloca [1 x %struct.kmp_memory_range]
+// CHECK: %omp.ranges{{[0-9]+}} = alloca [1 x %struct.kmp_memory_range]
+// CHECK: call i32 @__kmpc_nexttouch(ptr @{{[0-9]+}}, i32 {{%.+}}, i32 1, ptr
+// CHECK: call ptr @__kmpc_readonly_begin(ptr @{{[0-9]+}}, i32 {{%.+}}, i32 1, ptr

@@ -234,7 +234,7 @@ static kmp_i18n_id_t nt_reason(int e) {
 }
 
 kmp_int32 __kmpc_nexttouch(ident_t *loc, kmp_int32 gtid, kmp_int32 nranges,
-                           const kmp_nexttouch_range_t *ranges) {
+                           const kmp_memory_range_t *ranges) {
   (void)gtid;
   if (nranges <= 0)
     return nranges == 0 ? 0 : EINVAL;
@@ -250,14 +250,14 @@ kmp_int32 __kmpc_nexttouch(ident_t *loc, kmp_int32 gtid, kmp_int32 nranges,
     size_t lens[CHUNK];
     int codes[CHUNK];
     for (int i = 0; i < n; i++) {
-      const kmp_nexttouch_range_t *r = &ranges[b + i];
+      const kmp_memory_range_t *r = &ranges[b + i];
       codes[i] = __kmp_pt_item_bytes(r->count, r->elem_size, &lens[i]);
       ptrs[i] = r->base;
     }
     nt_request(n, ptrs, lens, codes);
     for (int i = 0; i < n; i++)
       if (codes[i]) {
-        const kmp_nexttouch_range_t *r = &ranges[b + i];
+        const kmp_memory_range_t *r = &ranges[b + i];
         __kmp_pt_warn_item(&warnings, kmp_i18n_msg_NextTouchRangeIgnored, loc,
                            b + i, NULL, r->base, r->count, r->elem_size,
                            nt_reason(codes[i]));

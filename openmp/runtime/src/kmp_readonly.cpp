@@ -522,28 +522,29 @@ static kmp_i18n_id_t ro_reason(int e) {
 }
 
 void *__kmpc_readonly_begin(ident_t *loc, kmp_int32 gtid, kmp_int32 nitems,
-                            const kmp_readonly_item_t *items) {
+                            const kmp_memory_range_t *items,
+                            const char *const *names) {
   (void)gtid;
   int n = nitems > 0 && items ? nitems : 0;
   void **ptrs = (void **)__kmp_allocate(
       (sizeof(void *) + sizeof(size_t) + sizeof(char *) + sizeof(int)) *
       (n ? n : 1));
   size_t *lens = (size_t *)(ptrs + (n ? n : 1));
-  const char **names = (const char **)(lens + (n ? n : 1));
-  int *codes = (int *)(names + (n ? n : 1));
+  const char **name = (const char **)(lens + (n ? n : 1));
+  int *codes = (int *)(name + (n ? n : 1));
   for (int i = 0; i < n; i++) {
     ptrs[i] = items[i].base;
-    names[i] = items[i].name;
+    name[i] = names ? names[i] : NULL;
     codes[i] =
         __kmp_pt_item_bytes(items[i].count, items[i].elem_size, &lens[i]);
   }
-  kmp_readonly_region *h = ro_begin(loc, n, ptrs, lens, names, codes);
+  kmp_readonly_region *h = ro_begin(loc, n, ptrs, lens, name, codes);
   // One warning per item that is read from the original without protection.
   static volatile int warnings = 0;
   for (int i = 0; i < n; i++)
     if (codes[i])
       __kmp_pt_warn_item(&warnings, kmp_i18n_msg_ReadonlyItemIgnored, loc, i,
-                         items[i].name, items[i].base, items[i].count,
+                         name[i], items[i].base, items[i].count,
                          items[i].elem_size, ro_reason(codes[i]));
   __kmp_free(ptrs);
   return h;

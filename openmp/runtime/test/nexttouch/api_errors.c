@@ -21,7 +21,7 @@ static const char rodata[8192] = {1};
 static void kmpc_calls(char *ok) {
   static ident_t loc = {0, 2, 0, 0, ";api_errors.c;kmpc_calls;42;7;;"};
   long pg = nt_pagesize();
-  nt_range_t r[5] = {
+  kmp_memory_range_t r[5] = {
       {ok, 4, sizeof(int)}, // fine
       {ok, (size_t)-5, sizeof(int)}, // negative length: count*size overflows
       {(void *)(uintptr_t)pg, 1, 1}, // page 1 is never mapped

@@ -121,10 +121,11 @@ static int region_clause(double *A, double *B, const double want[NITEMS],
 static int region_api(double *A, double *B, const double want[NITEMS], int r,
                       int bad[3]) {
   static ident_t loc = {0, 2, 0, 0, ";guest_readonly.c;region_api;1;1;;"};
-  ro_item_t items[NITEMS] = {
-      {A, NA, sizeof *A, "A"}, {B, NB, sizeof *B, "B"}, {C, 1, sizeof C, "C"}};
+  kmp_memory_range_t items[NITEMS] = {
+      {A, NA, sizeof *A}, {B, NB, sizeof *B}, {C, 1, sizeof C}};
+  const char *const names[NITEMS] = {"A", "B", "C"};
   int b0 = 0, b1 = 0, b2 = 0, threads = 0;
-  void *h = __kmpc_readonly_begin(&loc, 0, NITEMS, items);
+  void *h = __kmpc_readonly_begin(&loc, 0, NITEMS, items, names);
 #pragma omp parallel reduction(+ : b0, b1, b2, threads)
   {
     void **q = __kmpc_readonly_ptrs(&loc, 0, h);

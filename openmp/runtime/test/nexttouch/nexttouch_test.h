@@ -136,17 +136,14 @@ typedef struct ident {
   int reserved_1, flags, reserved_2, reserved_3;
   const char *psource;
 } ident_t;
-typedef struct {
+typedef struct kmp_memory_range {
   void *base;
   size_t count, elem_size;
-} nt_range_t;
-typedef struct {
-  void *base;
-  size_t count, elem_size;
-  const char *name;
-} ro_item_t;
-extern int __kmpc_nexttouch(ident_t *, int, int, const nt_range_t *);
-extern void *__kmpc_readonly_begin(ident_t *, int, int, const ro_item_t *);
+} kmp_memory_range_t;
+extern int __kmpc_nexttouch(ident_t *, int, int, const kmp_memory_range_t *);
+extern void *__kmpc_readonly_begin(ident_t *, int, int,
+                                   const kmp_memory_range_t *,
+                                   const char *const *);
 extern void **__kmpc_readonly_ptrs(ident_t *, int, void *);
 extern void __kmpc_readonly_end(ident_t *, int, void *);
 

@@ -12,7 +12,9 @@
 // CHECK-DAG: OMP: Warning #{{[0-9]+}}: readonly at api.c:7:3 (f): list item 2 ('zero', base 0x{{[0-9a-f]+}}, 3 elements of 0 bytes) is read from the original, not protected: NULL, zero element size, or the runtime's own memory.
 // CHECK-DAG: OMP: Warning #{{[0-9]+}}: readonly at api.c:7:3 (f): list item 3 ('hole', base 0x{{[0-9a-f]+}}, {{[0-9]+}} elements of 1 bytes) is read from the original, not protected: not mapped.
 // CHECK-DAG: OMP: Warning #{{[0-9]+}}: readonly at api.c:7:3 (f): list item 4 ('code', base 0x{{[0-9a-f]+}}, 16 elements of 1 bytes) is read from the original, not protected: not readable data, or partly read-only.
+// CHECK-DAG: OMP: Warning #{{[0-9]+}}: readonly at api.c:9:5 (g): list item 0 (base (nil), 7 elements of 4 bytes) is read from the original, not protected: NULL, zero element size, or the runtime's own memory.
 // CHECK-NOT: list item 5
+// CHECK-NOT: api.c:9:5 (g): list item 1
 // CHECK: readonly_api_errors: PASS
 #include "nexttouch_test.h"
 
@@ -75,13 +77,14 @@ int main(void) {
   NT_CHECK(begin1(a + 100, pg) == 0, "overlapping, once not held");
 
   // The compiler's entry point: bad items warned about, good ones used.
-  ro_item_t items[6] = {{NULL, 5, 4, "nul"},
-                        {a, (size_t)-1, 8, "neg"},
-                        {a, 3, 0, "zero"},
-                        {hole, 3 * (size_t)pg, 1, "hole"},
-                        {(void *)main, 16, 1, "code"},
-                        {a + 2 * pg, 4 * pg, 1, "good"}};
-  void *hh = __kmpc_readonly_begin(&loc, 0, 6, items);
+  kmp_memory_range_t items[6] = {{NULL, 5, 4},
+                                 {a, (size_t)-1, 8},
+                                 {a, 3, 0},
+                                 {hole, 3 * (size_t)pg, 1},
+                                 {(void *)main, 16, 1},
+                                 {a + 2 * pg, 4 * pg, 1}};
+  const char *const names[6] = {"nul", "neg", "zero", "hole", "code", "good"};
+  void *hh = __kmpc_readonly_begin(&loc, 0, 6, items, names);
   int wrong = 0;
 #pragma omp parallel reduction(+ : wrong)
   {
@@ -92,6 +95,19 @@ int main(void) {
   }
   __kmpc_readonly_end(&loc, 0, hh);
   NT_CHECK(wrong == 0, "%d wrong pointers", wrong);
+
+  // No names (they are only for the messages).
+  static ident_t loc2 = {0, 2, 0, 0, ";api.c;g;9;5;;"};
+  kmp_memory_range_t two[2] = {{NULL, 7, 4}, {a + 2 * pg, 4 * pg, 1}};
+  hh = __kmpc_readonly_begin(&loc2, 0, 2, two, NULL);
+#pragma omp parallel reduction(+ : wrong)
+  {
+    void **q = __kmpc_readonly_ptrs(&loc2, 0, hh);
+    wrong += q[0] != NULL;
+    wrong += q[1] == two[1].base || ((char *)q[1])[7] != 1;
+  }
+  __kmpc_readonly_end(&loc2, 0, hh);
+  NT_CHECK(wrong == 0, "%d wrong pointers without names", wrong);
   kmp_nexttouch_counters_t c = nt_counters();
   NT_CHECK(c.readonly_write_traps == 0 && c.readonly_replicas >= 1,
            "replicas %llu", (unsigned long long)c.readonly_replicas);

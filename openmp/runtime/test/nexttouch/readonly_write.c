@@ -45,9 +45,10 @@ static double *data;
 
 // A region over (small, data) in which thread `writer` runs f (if any).
 static double region(void (*f)(double **), int writer) {
-  ro_item_t items[2] = {{small, 4, sizeof(double), "small"},
-                        {data, N, sizeof(double), "data[0 : n]"}};
-  void *h = __kmpc_readonly_begin(&loc, 0, 2, items);
+  kmp_memory_range_t items[2] = {{small, 4, sizeof(double)},
+                                 {data, N, sizeof(double)}};
+  const char *const names[2] = {"small", "data[0 : n]"};
+  void *h = __kmpc_readonly_begin(&loc, 0, 2, items, names);
   double s = 0;
 #pragma omp parallel reduction(+ : s)
   {
