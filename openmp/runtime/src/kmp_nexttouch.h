@@ -80,6 +80,9 @@ struct kmp_nt_segment {
   int shared;
   unsigned long pol_mask[KMP_PT_MASK_WORDS];
   kmp_uint64 armed_at; // parallel regions forked before it was armed
+  // Threads that have faulted in it since it was armed (atomic): until all
+  // of the team has, a stream without a predicted end does not grow.
+  int faulters;
   size_t nunits;
   size_t armed_units; // units still armed or claimed (atomic)
   unsigned char *state;

@@ -83,19 +83,62 @@ static int nt_next_window(int last, int max) {
   return max;
 }
 
+// The segments this thread has faulted in (since they were armed), and how
+// often: a thread counts itself once in a segment's faulters.
+#define NT_SEEN 8
+#define NT_ALONE_FAULTS 8
+struct nt_seen {
+  const kmp_nt_segment *seg;
+  kmp_uint64 armed_at;
+  int faults;
+};
+static NT_TLS nt_seen nt_tls_seen[NT_SEEN];
+static NT_TLS unsigned nt_tls_seen_next;
+
+// Whether a stream of this thread in seg whose chunk is not known may grow.
+// A thread that runs ahead of the others (the primary thread starts first,
+// a worker is descheduled) cannot tell its own pages from those of threads
+// that have not touched anything yet: on a stream that looks sequential, a
+// window of 4 would take a cyclic neighbour's pages, and the next one the
+// rest of the item.  So its streams move one unit per fault until every
+// thread of the team has faulted in the segment -- by then a cyclic thread
+// has started a second stream, which predicts where its chunks end -- or
+// until it has faulted there NT_ALONE_FAULTS times (a team whose other
+// threads do not touch the segment).
+static bool nt_team_started(kmp_nt_segment *seg) {
+  nt_seen *e = NULL;
+  for (int i = 0; i < NT_SEEN; i++)
+    if (nt_tls_seen[i].seg == seg && nt_tls_seen[i].armed_at == seg->armed_at)
+      e = &nt_tls_seen[i];
+  if (!e) {
+    e = &nt_tls_seen[nt_tls_seen_next++ % NT_SEEN];
+    e->seg = seg;
+    e->armed_at = seg->armed_at;
+    e->faults = 0;
+    __atomic_fetch_add(&seg->faulters, 1, __ATOMIC_ACQ_REL);
+  }
+  int nproc = __atomic_load_n(&__kmp_nt_nproc, __ATOMIC_ACQUIRE);
+  return ++e->faults > NT_ALONE_FAULTS ||
+         __atomic_load_n(&seg->faulters, __ATOMIC_ACQUIRE) >= nproc;
+}
+
 // The window for a fault at unit u of seg, in the item that starts at
-// item: grows on the stream it continues.  A new stream gets a predicted
-// end (nt_tls_start_*); a thread that touches that unit itself goes on past
-// it, and the stream then grows freely.
-static nt_stream *nt_stream_for(const kmp_nt_segment *seg, size_t u,
-                                uintptr_t item, kmp_uint64 gen, int *w) {
+// item: grows on the stream it continues (once the team has started, see
+// nt_team_started).  A new stream gets a predicted end (nt_tls_start_*); a
+// thread that touches that unit itself goes on past it, and the stream then
+// grows freely.
+static nt_stream *nt_stream_for(kmp_nt_segment *seg, size_t u, uintptr_t item,
+                                kmp_uint64 gen, int *w) {
+  bool started = nt_team_started(seg);
   nt_stream *victim = &nt_tls_streams[0];
   for (int i = 0; i < NT_STREAMS; i++) {
     nt_stream *s = &nt_tls_streams[i];
     if (s->seg == seg && s->gen == gen && s->next == u) {
-      *w = nt_next_window(s->window, __kmp_nexttouch_max_window);
       if (s->stop && u >= s->stop)
         s->stop = 0;
+      *w = started || s->stop
+               ? nt_next_window(s->window, __kmp_nexttouch_max_window)
+               : s->window;
       return s;
     }
     if (s->lru < victim->lru)

@@ -2,24 +2,24 @@
 // (tools/numa-vm, 2 nodes, 2 CPUs, one thread per node with
 // OMP_PROC_BIND=spread), with the default (adaptive) window.
 //   An array initialised serially on the last node is requested, and one
-// region runs schedule(static, k) over it with k = 3 and 100 pages' worth of
-// elements (not powers of two: a batch cut at a multiple of its own size
-// does not stop at their ends).  One thread starts late (it sleeps before
-// the loop), so the other one streams its chunks alone and could take the
-// chunks in between, which are the late thread's.  At least 95 % of the
-// pages must end on the node of the thread whose chunk holds them (the first
-// chunk of each thread has no prediction yet: its last batch may still run
-// into the next chunk); the checksum is unchanged.
-//   Before streams had a predicted end (the stride between the starts of a
-// thread's chunks, divided among the team), three of the four runs failed:
-// 50.4 % (k = 3, thread 1 late), 73.5 % and 78.0 % (k = 100).
+// region runs schedule(static, k) over it with k = 2, 3 and 100 pages' worth
+// of elements (100 is not a power of two: a batch cut at a multiple of its
+// own size does not stop at its chunks' ends).  One thread starts late (it
+// sleeps before the loop), so the other one streams its chunks alone and
+// could take the chunks in between, which are the late thread's: a window
+// that grows on its first chunk (k = 2: pages 0, 1, then a batch of 4 to
+// page 4, which the same thread touches next) would go on over the whole
+// array.  At least 95 % of the pages must end on the node of the thread
+// whose chunk holds them (the first chunk of each thread has no prediction
+// yet: its last batch may still run into the next chunk); the checksum is
+// unchanged.
 //
 // REQUIRES: numa-vm, linux
 // RUN: %libomp-compile -lnuma
 // RUN: %numa-vm --nodes 2 --cpus 2 --numa-balancing 0 -- %t all | FileCheck %s
 //
 // CHECK: guest_chunks: 2 nodes
-// CHECK-COUNT-4: chunks of {{[0-9]+}} pages, late thread {{[01]}}: {{.*}} PASS
+// CHECK-COUNT-6: chunks of {{[0-9]+}} pages, late thread {{[01]}}: {{.*}} PASS
 // CHECK: guest_chunks: PASS
 #include "nexttouch_test.h"
 #include <numa.h>
@@ -107,8 +107,8 @@ int main(int argc, char **argv) {
   printf("guest_chunks: %d nodes\n", numa_max_node() + 1);
   NT_CHECK(numa_available() >= 0 && numa_max_node() + 1 == 2,
            "libnuma sees %d nodes", numa_max_node() + 1);
-  static const int ks[] = {3, 100};
-  for (int i = 0; i < 2; i++)
+  static const int ks[] = {2, 3, 100};
+  for (int i = 0; i < 3; i++)
     for (int late = 0; late < 2; late++) {
       char karg[8], larg[2] = {(char)('0' + late), 0};
       snprintf(karg, sizeof karg, "%d", ks[i]);
