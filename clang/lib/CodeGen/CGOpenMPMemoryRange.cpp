@@ -129,12 +129,16 @@ llvm::StructType *CodeGen::getOpenMPMemoryRangeType(CodeGenModule &CGM) {
   // the types of OMPKinds.def (initializeTypes), which cannot hold it: a new
   // OpenMPIRBuilder member would change the layout that Debian's prebuilt
   // LLVM libraries were compiled against.
+  // A type of the program's may have the name already ('struct
+  // kmp_memory_range' of another layout): then the literal structure.
   static constexpr llvm::StringLiteral Name("struct.kmp_memory_range");
   llvm::LLVMContext &Ctx = CGM.getLLVMContext();
+  llvm::Type *Fields[] = {CGM.VoidPtrTy, CGM.SizeTy, CGM.SizeTy};
+  llvm::StructType *Literal =
+      llvm::StructType::get(Ctx, llvm::ArrayRef<llvm::Type *>(Fields));
   if (llvm::StructType *Ty = llvm::StructType::getTypeByName(Ctx, Name))
-    return Ty;
-  return llvm::StructType::create(
-      Ctx, {CGM.VoidPtrTy, CGM.SizeTy, CGM.SizeTy}, Name);
+    return Ty->isLayoutIdentical(Literal) ? Ty : Literal;
+  return llvm::StructType::create(Ctx, Fields, Name);
 }
 
 llvm::Value *CodeGen::emitOpenMPMemoryRangeArray(

@@ -41,7 +41,8 @@ struct OpenMPMemoryRange {
 OpenMPMemoryRange emitOpenMPMemoryRange(CodeGenFunction &CGF,
                                         const Expr *Item);
 
-/// The runtime's descriptor of one list item, created once per LLVM context:
+/// The runtime's descriptor of one list item, created once per LLVM context
+/// (or the literal structure if the program has a type of that name):
 ///
 ///   struct kmp_memory_range { void *base; size_t count; size_t elem_size; };
 llvm::StructType *getOpenMPMemoryRangeType(CodeGenModule &CGM);
