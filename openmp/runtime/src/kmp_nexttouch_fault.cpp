@@ -86,7 +86,7 @@ static int nt_next_window(int last, int max) {
 // The segments this thread has faulted in (since they were armed), and how
 // often: a thread counts itself once in a segment's faulters.
 #define NT_SEEN 8
-#define NT_ALONE_FAULTS 8
+#define NT_ALONE_FAULTS 4
 struct nt_seen {
   const kmp_nt_segment *seg;
   kmp_uint64 armed_at;
@@ -104,7 +104,8 @@ static NT_TLS unsigned nt_tls_seen_next;
 // thread of the team has faulted in the segment -- by then a cyclic thread
 // has started a second stream, which predicts where its chunks end -- or
 // until it has faulted there NT_ALONE_FAULTS times (a team whose other
-// threads do not touch the segment).
+// threads do not touch the segment; a chunk of up to three pages is known
+// by then).
 static bool nt_team_started(kmp_nt_segment *seg) {
   nt_seen *e = NULL;
   for (int i = 0; i < NT_SEEN; i++)
