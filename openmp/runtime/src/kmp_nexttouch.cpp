@@ -39,7 +39,6 @@ int __kmp_nexttouch_max_window = KMP_NEXTTOUCH_MAX_WINDOW; // ..._MAX_WINDOW
 int __kmp_nexttouch_thp = TRUE; // KMP_NEXTTOUCH_THP
 int __kmp_nexttouch_mechanism = kmp_nexttouch_mechanism_auto;
 int __kmp_nexttouch_lifetime = 0; // KMP_NEXTTOUCH_LIFETIME: 0 unlimited
-int __kmp_nexttouch_report = FALSE; // KMP_NEXTTOUCH_COUNTERS
 
 kmp_bootstrap_lock_t __kmp_nt_lock =
     KMP_BOOTSTRAP_LOCK_INITIALIZER(__kmp_nt_lock);
@@ -74,7 +73,15 @@ static int nt_private_ranges(kmp_pt_range *out, int max) {
   return k;
 }
 
+// KMP_NEXTTOUCH_MECHANISM is the layer's choice of what moves pages.
+static_assert((int)kmp_nexttouch_mechanism_auto == kmp_pt_mech_none &&
+                  (int)kmp_nexttouch_mechanism_move_pages ==
+                      kmp_pt_mech_move_pages &&
+                  (int)kmp_nexttouch_mechanism_mbind == kmp_pt_mech_mbind,
+              "kmp_nexttouch_mechanism_t and kmp_pt_mech_t disagree");
+
 static const kmp_pt_engine nt_engine = {
+    &__kmp_nexttouch,      &__kmp_nexttouch_force,  &__kmp_nexttouch_mechanism,
     __kmp_nt_fault,        __kmp_nt_buffer,
     /*forced_write=*/NULL,
     /*file_write=*/NULL,   __kmp_nt_mapping_change, nt_yield,
@@ -101,9 +108,6 @@ void __kmp_nt_initialize() {
   __kmp_pt_initialize();
   if (TCR_4(__kmp_nt_initialized))
     return;
-  // Registered before the lock is ever taken: fork(2) takes the locks of the
-  // registered engines.
-  __kmp_pt_register(KMP_PT_NEXTTOUCH, &nt_engine);
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
   if (!__kmp_nt_initialized) {
     __kmp_nt_mech = __kmp_pt_mech;
@@ -114,6 +118,12 @@ void __kmp_nt_initialize() {
     __kmp_nt_initialized = 1;
   }
   __kmp_release_bootstrap_lock(&__kmp_nt_lock);
+}
+
+// While libomp initialises, before the engine's lock is ever taken: fork(2)
+// takes the locks of the registered engines.
+void __kmp_nexttouch_register() {
+  __kmp_pt_register(KMP_PT_NEXTTOUCH, &nt_engine);
 }
 
 // ---------------------------------------------------------------------------
@@ -172,6 +182,10 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
     __kmp_free(vmas);
   return first;
 }
+
+#else
+
+void __kmp_nexttouch_register() {}
 
 #endif // KMP_PAGETRAP_SUPPORTED
 

@@ -33,6 +33,7 @@ int __kmp_pt_initialized = 0;
 int __kmp_pt_num_nodes = 1;
 int __kmp_pt_mech = kmp_pt_mech_none;
 int __kmp_pt_moves = 0;
+int __kmp_pt_forced = 0;
 long __kmp_pt_page = 4096;
 unsigned __kmp_pt_page_shift = 12;
 unsigned __kmp_pt_thp_shift = 21;
@@ -43,10 +44,42 @@ const char *__kmp_pt_mech_name(int m) {
                                      : "none";
 }
 
+#if KMP_PAGETRAP_SUPPORTED
+
+// ---------------------------------------------------------------------------
+// The engines
+
+const kmp_pt_engine *volatile __kmp_pt_engines[KMP_PT_NUM_ENGINES];
+volatile int __kmp_pt_watch = 0;
+volatile int __kmp_pt_file_engines = 0;
+
+void __kmp_pt_register(int id, const kmp_pt_engine *e) {
+  if (e->forced_write || e->file_write)
+    __atomic_fetch_or(&__kmp_pt_file_engines, 1 << id, __ATOMIC_ACQ_REL);
+  __atomic_store_n(&__kmp_pt_engines[id], e, __ATOMIC_RELEASE);
+}
+
+static const kmp_pt_engine *pt_engine(int id) {
+  return __atomic_load_n(&__kmp_pt_engines[id], __ATOMIC_ACQUIRE);
+}
+
+static int pt_engine_enabled(const kmp_pt_engine *e) {
+  return e && e->enabled && TCR_4(*e->enabled);
+}
+
+static int pt_any_enabled() {
+  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++)
+    if (pt_engine_enabled(pt_engine(id)))
+      return 1;
+  return 0;
+}
+
+// The engines register while libomp reads its settings: until then, any
+// engine may come.
+int __kmp_pt_enabled() { return !TCR_4(__kmp_init_serial) || pt_any_enabled(); }
+
 // ---------------------------------------------------------------------------
 // Start-up
-
-#if KMP_PAGETRAP_SUPPORTED
 
 // The size of a PMD-mapped transparent huge page: the kernel says it; else a
 // page table page's worth of base pages.
@@ -72,26 +105,35 @@ static void pt_initialize_locked() {
   while ((1L << __kmp_pt_page_shift) < __kmp_pt_page)
     __kmp_pt_page_shift++;
   __kmp_pt_thp_shift = pt_thp_shift(__kmp_pt_page_shift);
-  if (__kmp_nexttouch || __kmp_readonly) {
+  int any = 0, forced = 0;
+  const kmp_pt_engine *mover = NULL; // the engine that moves pages
+  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
+    const kmp_pt_engine *e = pt_engine(id);
+    if (!pt_engine_enabled(e))
+      continue;
+    any = 1;
+    forced |= e->forced && *e->forced;
+    if (e->mechanism && !mover)
+      mover = e;
+  }
+  if (any) {
     const char *why = NULL;
     __kmp_pt_num_nodes = __kmp_pt_topology(&why);
-    if (why && !__kmp_nexttouch_force && !__kmp_readonly_force)
+    if (why && !forced)
       KMP_WARNING(NextTouchNoTopology, why);
   }
-  // What moves pages (KMP_NEXTTOUCH_MECHANISM, else asked of the kernel),
+  // What moves pages (what the engine asks for, else asked of the kernel),
   // and whether pages are to be moved at all.
-  if (__kmp_nexttouch) {
+  if (mover) {
+    __kmp_pt_forced = mover->forced && *mover->forced;
     if (__kmp_pt_num_nodes > 1)
       __kmp_pt_mech = __kmp_pt_probe_mechanism();
-    if (__kmp_nexttouch_mechanism == kmp_nexttouch_mechanism_move_pages)
-      __kmp_pt_mech = kmp_pt_mech_move_pages;
-    else if (__kmp_nexttouch_mechanism == kmp_nexttouch_mechanism_mbind)
-      __kmp_pt_mech = kmp_pt_mech_mbind;
-    if (__kmp_nexttouch_force && __kmp_pt_mech == kmp_pt_mech_none)
+    if (*mover->mechanism != kmp_pt_mech_none)
+      __kmp_pt_mech = *mover->mechanism;
+    if (__kmp_pt_forced && __kmp_pt_mech == kmp_pt_mech_none)
       __kmp_pt_mech = kmp_pt_mech_move_pages; // nothing moves on one node
-    __kmp_pt_moves =
-        __kmp_nexttouch_force ||
-        (__kmp_pt_num_nodes > 1 && __kmp_pt_mech != kmp_pt_mech_none);
+    __kmp_pt_moves = __kmp_pt_forced || (__kmp_pt_num_nodes > 1 &&
+                                         __kmp_pt_mech != kmp_pt_mech_none);
   }
 }
 
@@ -103,7 +145,7 @@ void __kmp_pt_initialize() {
   if (TCR_4(__kmp_pt_initialized))
     return;
 #if KMP_PAGETRAP_SUPPORTED
-  if (__kmp_nexttouch || __kmp_readonly)
+  if (pt_any_enabled())
     __kmp_pt_load_topology();
   __kmp_acquire_bootstrap_lock(&__kmp_pt_lock);
   if (!__kmp_pt_initialized) {
@@ -174,21 +216,7 @@ void __kmp_pt_warn_item(volatile int *count, kmp_i18n_id_t msg, ident_t *loc,
 #if KMP_PAGETRAP_SUPPORTED
 
 // ---------------------------------------------------------------------------
-// The engines
-
-const kmp_pt_engine *volatile __kmp_pt_engines[KMP_PT_NUM_ENGINES];
-volatile int __kmp_pt_watch = 0;
-volatile int __kmp_pt_file_engines = 0;
-
-void __kmp_pt_register(int id, const kmp_pt_engine *e) {
-  if (e->forced_write || e->file_write)
-    __atomic_fetch_or(&__kmp_pt_file_engines, 1 << id, __ATOMIC_ACQ_REL);
-  __atomic_store_n(&__kmp_pt_engines[id], e, __ATOMIC_RELEASE);
-}
-
-static const kmp_pt_engine *pt_engine(int id) {
-  return __atomic_load_n(&__kmp_pt_engines[id], __ATOMIC_ACQUIRE);
-}
+// The engines' hooks
 
 int __kmp_pt_yield(int self, uintptr_t a, uintptr_t e) {
   int rc = 0;

@@ -105,7 +105,7 @@ extern kmp_nexttouch_counters_t __kmp_pt_cnt;
 // Pages moved to `node` (the last slot collects nodes past the array).
 void __kmp_pt_count_moved(int node, kmp_uint64 pages);
 // The report at shutdown, with KMP_NEXTTOUCH_COUNTERS=true
-// (kmp_pagetrap_counters.cpp).
+// (__kmp_pagetrap_report; kmp_pagetrap_counters.cpp).
 void __kmp_pt_report();
 
 // ---------------------------------------------------------------------------
@@ -120,9 +120,9 @@ extern unsigned __kmp_pt_thp_shift; // log2 of a PMD-mapped huge page
 // the layer calls an engine's hook.
 extern kmp_bootstrap_lock_t __kmp_pt_lock;
 
-// Page sizes, the topology and the mechanism, once, from the settings;
-// warns if the topology is not known (unless forced).  Every engine calls it
-// before its first use.
+// Page sizes, the topology and the mechanism, once, from the registered
+// engines' settings; warns if the topology is not known (unless an engine
+// is forced).  Every engine calls it before its first use.
 void __kmp_pt_initialize();
 
 // Loads libomp's hwloc topology if nobody has and the kernel's node files
@@ -145,11 +145,12 @@ enum kmp_pt_mech_t {
 };
 int __kmp_pt_probe_mechanism();
 const char *__kmp_pt_mech_name(int mech);
-// The mechanism in use (KMP_NEXTTOUCH_MECHANISM, else probed), and whether
-// pages are to be moved at all (more than one node with a mechanism, or
-// KMP_NEXTTOUCH_FORCE).
+// The mechanism in use (what the engine that moves pages asks for, else
+// probed), whether pages are to be moved at all (more than one node with a
+// mechanism, or that engine is forced), and whether it is forced.
 extern int __kmp_pt_mech;
 extern int __kmp_pt_moves;
+extern int __kmp_pt_forced;
 
 #define KMP_PT_MASK_WORDS 16 // nodemask of 1024 nodes for the policy calls
 #define KMP_PT_MAXNODE (KMP_PT_MASK_WORDS * 8 * sizeof(unsigned long))
@@ -251,6 +252,15 @@ enum { KMP_PT_READONLY = 0, KMP_PT_NEXTTOUCH = 1, KMP_PT_NUM_ENGINES = 2 };
 
 // Every hook is optional (NULL).
 struct kmp_pt_engine {
+  // [read at any time, also by the wrappers] The engine's settings that
+  // concern the layer: whether it may trap pages at all (KMP_NEXTTOUCH,
+  // KMP_READONLY), whether it acts as on several nodes (..._FORCE), and,
+  // for an engine that moves pages, the kmp_pt_mech_t that moves them
+  // (none: the layer asks the kernel; KMP_NEXTTOUCH_MECHANISM), NULL for
+  // one that moves none.
+  const int *enabled;
+  const int *forced;
+  const int *mechanism;
   // [signal handler] A SEGV_ACCERR fault at addr (uc: the context): 1 if it
   // was the engine's and the access can be retried, 0 to ask the next
   // engine or chain.  May not return (a fatal write to a readonly item).
@@ -280,8 +290,13 @@ struct kmp_pt_engine {
   void (*cleanup)();
 };
 
-// Once per engine, at its start-up; e lives as long as the process.
+// Once per engine, while libomp initialises (__kmp_do_serial_initialize,
+// after the settings are read), through the engine's __kmp_*_register in
+// kmp.h; e lives as long as the process.
 void __kmp_pt_register(int id, const kmp_pt_engine *e);
+// Whether a registered engine may trap pages (before libomp has read its
+// settings: yes).  Lock-free.
+int __kmp_pt_enabled();
 extern const kmp_pt_engine *volatile __kmp_pt_engines[KMP_PT_NUM_ENGINES];
 
 // The engines that want the wrappers' calls now (bit 1 << id): one load in

@@ -43,6 +43,8 @@ static const size_t pt_offsets[] = {KMP_PT_FOREACH_COUNTER(PT_OFFSET)};
 static const char *const pt_names[] = {KMP_PT_FOREACH_COUNTER(PT_NAME)};
 #undef PT_NAME
 
+int __kmp_pagetrap_report = FALSE; // KMP_NEXTTOUCH_COUNTERS
+
 static kmp_uint64 *pt_field(kmp_nexttouch_counters_t *c, int i) {
   return (kmp_uint64 *)((char *)c + pt_offsets[i]);
 }
@@ -66,7 +68,7 @@ extern "C" int kmp_get_nexttouch_counters(kmp_nexttouch_counters_t *c) {
   t.active = __kmp_pt_moves;
   t.mechanism = __kmp_pt_moves ? __kmp_pt_mech : 0;
   t.num_nodes = __kmp_pt_num_nodes;
-  t.forced = __kmp_nexttouch_force;
+  t.forced = __kmp_pt_forced;
   for (int i = 0; i < pt_ncounters; i++)
     *pt_field(&t, i) =
         __atomic_load_n(pt_field(&__kmp_pt_cnt, i), __ATOMIC_RELAXED);
@@ -90,14 +92,14 @@ extern "C" void kmp_reset_nexttouch_counters(void) {
 // At shutdown (__kmp_pagetrap_cleanup), with KMP_NEXTTOUCH_COUNTERS=true:
 // one informational message with every counter.
 void __kmp_pt_report() {
-  if (!__kmp_nexttouch_report)
+  if (!__kmp_pagetrap_report)
     return;
   kmp_str_buf_t b;
   __kmp_str_buf_init(&b);
   __kmp_str_buf_print(
       &b, "active=%d mechanism=%s nodes=%d topology=%s forced=%d",
       __kmp_pt_moves, __kmp_pt_mech_name(__kmp_pt_mech), __kmp_pt_num_nodes,
-      __kmp_pt_topology_source, __kmp_nexttouch_force);
+      __kmp_pt_topology_source, __kmp_pt_forced);
   for (int i = 0; i < pt_ncounters; i++)
     __kmp_str_buf_print(&b, " %s=%" KMP_UINT64_SPEC, pt_names[i],
                         *pt_field(&__kmp_pt_cnt, i));

@@ -63,10 +63,6 @@ static PT_TLS int pt_tls_segv_held;
 // sigaction: the signals whose handler the program gave a mask with SIGSEGV.
 static volatile kmp_uint64 pt_sa_segv;
 
-static int pt_keep_segv() {
-  return TCR_4(__kmp_nexttouch) || TCR_4(__kmp_readonly);
-}
-
 // Whenever the kernel is asked for a mask without SIGSEGV that the program
 // wanted with it: the engines' handler is in front (one query when it is
 // already), so that it holds a SIGSEGV sent meanwhile.
@@ -85,7 +81,7 @@ typedef int (*pt_sigmask_fn)(int, const sigset_t *, sigset_t *);
 // result (an error number or -1, as `real` does).
 static int pt_sigmask(pt_sigmask_fn real, int how, const sigset_t *set,
                       sigset_t *old) {
-  if (!pt_keep_segv())
+  if (!__kmp_pt_enabled())
     return real(how, set, old);
   int was = pt_tls_segv_blocked, now = was;
   sigset_t mask;
@@ -157,7 +153,7 @@ extern "C" int pthread_create(pthread_t *th, const pthread_attr_t *attr,
   fn_t f = (fn_t)__kmp_pt_next(&next, "pthread_create");
   if (!f)
     return ENOSYS;
-  if (!pt_keep_segv())
+  if (!__kmp_pt_enabled())
     return f(th, attr, fn, arg);
   int blocked = pt_tls_segv_blocked;
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)
@@ -185,7 +181,7 @@ extern "C" int sigaction(int sig, const struct sigaction *act,
   KMP_PT_NEXT(fn_t, "sigaction", -1)
   // SIGSEGV's own handler has it blocked while it runs, as the kernel does
   // for every handler (unless SA_NODEFER): its mask is left alone.
-  if (!pt_keep_segv() || sig == SIGSEGV || sig <= 0 || sig > 64)
+  if (!__kmp_pt_enabled() || sig == SIGSEGV || sig <= 0 || sig > 64)
     return f(sig, act, old);
   kmp_uint64 bit = (kmp_uint64)1 << (sig - 1);
   struct sigaction a;

@@ -188,16 +188,11 @@ static void ro_atfork(int phase) {
   __kmp_init_bootstrap_lock(&__kmp_ro_lock);
 }
 
-static void ro_register();
-
 // Once, before the first item, without __kmp_ro_lock.
 static void ro_initialize() {
   __kmp_pt_initialize(); // page size, topology
   if (TCR_4(ro_ready))
     return;
-  // Registered before the lock is ever taken: fork(2) takes the locks of the
-  // registered engines.
-  ro_register();
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
   if (!ro_ready) {
     ro_prepare_messages();
@@ -473,6 +468,9 @@ static void ro_cleanup() {
 }
 
 static const kmp_pt_engine ro_engine = {
+    &__kmp_readonly,
+    &__kmp_readonly_force,
+    /*mechanism=*/NULL, // replicas are bound, not moved
     __kmp_ro_fault,
     ro_buffer,
     __kmp_ro_forced_write,
@@ -485,7 +483,15 @@ static const kmp_pt_engine ro_engine = {
     ro_cleanup,
 };
 
-static void ro_register() { __kmp_pt_register(KMP_PT_READONLY, &ro_engine); }
+// While libomp initialises, before the engine's lock is ever taken: fork(2)
+// takes the locks of the registered engines.
+void __kmp_readonly_register() {
+  __kmp_pt_register(KMP_PT_READONLY, &ro_engine);
+}
+
+#else
+
+void __kmp_readonly_register() {}
 
 #endif // KMP_PAGETRAP_SUPPORTED
 
