@@ -10,6 +10,7 @@
 #                        FULL=1 at full size (~40 min); summary of the targets
 #   make bench           the distribution benchmark (host + 2-node guest)
 #   make check-upstream  upstream clang/test/OpenMP and openmp/runtime/test
+#   make check-upstream-pristine  the same, ours against the pristine release
 #   make patches         regenerate patches/ from build/src/llvm-project's commits
 #   make check-patches   patches/ and the tree agree; the series applies to the release
 #   make check-patch-prefixes  every prefix of the series compiles what it touches
@@ -57,7 +58,7 @@ RESOURCE_DIR := $(CLANG_BUILD)/lib/clang/$(LLVM_MAJOR)
 RESOURCE_INC := $(RESOURCE_DIR)/include
 
 .PHONY: all deps source llvm-overlay clang libomp toolchain check check-clang \
-        check-runtime check-upstream check-upstream-clang check-upstream-libomp \
+        check-runtime check-upstream check-upstream-clang check-upstream-libomp check-upstream-pristine \
         patches check-patches check-patch-prefixes clean demo bench
 
 all: toolchain
@@ -252,6 +253,12 @@ check-upstream-clang:
 
 check-upstream-libomp:
 	time bash scripts/run-lit.sh -s -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test
+
+# The upstream suites against ours and against the pristine release (a
+# pristine libomp; a pristine clang too if ours fails a clang test or with
+# PRISTINE_CLANG=1): fails if we fail a test pristine passes.
+check-upstream-pristine: toolchain
+	time bash scripts/check-upstream-pristine.sh
 
 # The first command a user runs: build whatever is missing (the toolchain
 # target), compile demo/nexttouch_demo.c with our clang and run it in an
