@@ -112,6 +112,9 @@ typedef struct {
   const double *b; // address of its first entry of b as it read it
   long lo, hi;     // its rows, lo..hi (hi < lo: none)
   int cpu, node;
+  int measured;  // la, lb and the nodes below are set (measure_used)
+  size_t la, lb; // bytes of its rows of A and of b on its node
+  long a_nodes[MAX_NODES + 1], b_nodes[MAX_NODES + 1]; // pages per node
   char pad[64];
 } used_t;
 
@@ -265,7 +268,8 @@ static void oracle_move(void **list[], const long *count, int nodes,
       for (int j = 0; j < ORACLE_BATCH; j++)
         dest[j] = node;
       for (long p = 0; p < count[node]; p += ORACLE_BATCH) {
-        long k = count[node] - p < ORACLE_BATCH ? count[node] - p : ORACLE_BATCH;
+        long k =
+            count[node] - p < ORACLE_BATCH ? count[node] - p : ORACLE_BATCH;
         c++;
         if (syscall(SYS_move_pages, 0, k, list[node] + p, dest, status,
                     MPOL_MF_MOVE) == 0)
@@ -294,6 +298,26 @@ static void record_row(const double *arow, const double *bi, long i) {
     u->node = node_of_cpu(u->cpu);
   }
   u->hi = i;
+}
+
+// Where the calling thread's recorded rows (record_row) are, measured by the
+// thread itself while the region that gave it their addresses still runs:
+// a readonly replica can be read only then (between regions it is
+// protected, and move_pages reports no node for its pages).
+static void measure_used_of(used_t *u, long n) {
+  long rows = u->hi >= u->lo ? u->hi - u->lo + 1 : 0;
+  memset(u->a_nodes, 0, sizeof u->a_nodes);
+  memset(u->b_nodes, 0, sizeof u->b_nodes);
+  u->la = rows ? local_bytes(u->a, (size_t)rows * n * sizeof(double), u->node,
+                             u->a_nodes)
+               : 0;
+  u->lb = rows ? local_bytes(u->b, (size_t)rows * sizeof(double), u->node,
+                             u->b_nodes)
+               : 0;
+  u->measured = 1;
+}
+static void measure_used(long n) {
+  measure_used_of(&used[omp_get_thread_num()], n);
 }
 
 // One row of the iteration through the pointers a and bb; returns
@@ -504,16 +528,49 @@ int main(int argc, char **argv) {
   kmp_get_nexttouch_counters(&c2);
   long rss_after = rss_bytes();
 
+  // readonly: the addresses and their pages again, in one more region with
+  // the same items (its replicas are the solver's, kept across regions), in
+  // which every thread measures its own rows; not timed or counted.
+  if (variant == V_READONLY) {
+    for (int t = 0; t < nthreads; t++)
+      used[t].lo = 0, used[t].hi = -1;
+#ifdef USE_READONLY_CLAUSE
+#pragma omp parallel readonly(A[0 : n * n], b[0 : n])
+    {
+#pragma omp for schedule(static)
+      for (long i = 0; i < n; i++)
+        record_row(&A[i * n], &b[i], i);
+      measure_used(n);
+    }
+#else
+    const void *items[2] = {A, b};
+    size_t lens[2] = {a_bytes, b_bytes};
+    kmp_readonly_t h;
+    if (kmp_readonly_begin(2, items, lens, NULL, &h) == 0) {
+#pragma omp parallel
+      {
+        const double *ra = kmp_readonly_ptr(h, 0), *rb = kmp_readonly_ptr(h, 1);
+#pragma omp for schedule(static)
+        for (long i = 0; i < n; i++)
+          record_row(&ra[i * n], &rb[i], i);
+        measure_used(n);
+      }
+      kmp_readonly_end(h);
+    }
+#endif
+  }
+
   // Where each thread read A and b from (the pages under the addresses it
   // used in the last iteration), weighted by the bytes it read there.
   double rd_a = 0, rd_b = 0, loc_a = 0, loc_b = 0;
   for (int t = 0; t < nthreads; t++) {
     used_t *u = &used[t];
     long rows = u->hi >= u->lo ? u->hi - u->lo + 1 : 0;
-    long per_node[MAX_NODES + 1] = {0}, bn[MAX_NODES + 1] = {0};
     size_t ab = (size_t)rows * n * sizeof(double), bb = rows * sizeof(double);
-    size_t la = rows ? local_bytes(u->a, ab, u->node, per_node) : 0;
-    size_t lb = rows ? local_bytes(u->b, bb, u->node, bn) : 0;
+    if (!u->measured)
+      measure_used_of(u, n);
+    long *per_node = u->a_nodes;
+    size_t la = u->la, lb = u->lb;
     rd_a += ab, rd_b += bb, loc_a += la, loc_b += lb;
     printf("RO_THREAD variant=%s t=%d cpu=%d node=%d rows=%ld a_ptr=%s "
            "a_bytes=%zu a_local_bytes=%zu b_bytes=%zu b_local_bytes=%zu "
@@ -616,7 +673,8 @@ int main(int argc, char **argv) {
          "nt_pages_already_local=%llu nt_faults=%llu",
          U(replica_bytes), U(c2.pages_armed), U(c2.pages_migrated),
          U(c2.pages_already_local), U(c2.faults));
-  printf(" oracle_calls=%ld oracle_on_node=%ld oracle_ms=%.2f", ocalls, oon, oms);
+  printf(" oracle_calls=%ld oracle_on_node=%ld oracle_ms=%.2f", ocalls, oon,
+         oms);
   printf(" q=%.4f err=%.3e bound=%.3e resid=%.3e checksum=%.17g result=%s\n", q,
          err, bound, resid / bmax, checksum, ok ? "VERIFIED" : "FAILED");
   fflush(stdout);
