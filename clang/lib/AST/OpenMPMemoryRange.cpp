@@ -28,8 +28,7 @@ ArraySectionExpr *clang::buildOpenMPPointerLengthRange(const ASTContext &C,
                                                        Expr *Length) {
   assert(Ptr && Length && "'ptr : len' needs both");
   // Typed like the sections Sema builds for 'ptr[:len]'. There are no
-  // brackets: the section ends where its length ends, which is what
-  // getOpenMPPointerLengthRange looks for.
+  // brackets: the section ends where its length ends.
   QualType Ty = Ptr->isTypeDependent() || Length->isTypeDependent()
                     ? C.DependentTy
                     : C.ArraySectionTy;
@@ -40,25 +39,27 @@ ArraySectionExpr *clang::buildOpenMPPointerLengthRange(const ASTContext &C,
                        /*RBracketLoc=*/Length->getEndLoc());
 }
 
-const ArraySectionExpr *clang::getOpenMPPointerLengthRange(const Expr *E) {
-  // A written section 'a[:len]' ends at its ']', after the end of 'len'.
-  const auto *Section = dyn_cast<ArraySectionExpr>(E);
-  if (!Section || !Section->isOMPArraySection() || Section->getLowerBound() ||
-      !Section->getLength() ||
-      Section->getRBracketLoc() != Section->getLength()->getEndLoc())
-    return nullptr;
-  return Section;
-}
-
 void clang::printOpenMPMemoryRange(raw_ostream &OS, const Expr *E,
+                                   SourceLocation ColonLoc,
                                    const PrintingPolicy &Policy) {
-  if (const ArraySectionExpr *Range = getOpenMPPointerLengthRange(E)) {
+  if (ColonLoc.isValid()) {
+    const auto *Range = cast<ArraySectionExpr>(E);
     Range->getBase()->printPretty(OS, nullptr, Policy, 0);
     OS << " : ";
     Range->getLength()->printPretty(OS, nullptr, Policy, 0);
     return;
   }
   E->printPretty(OS, nullptr, Policy, 0);
+}
+
+void clang::printOpenMPMemoryRangeList(raw_ostream &OS,
+                                       ArrayRef<const Expr *> Items,
+                                       ArrayRef<SourceLocation> ColonLocs,
+                                       const PrintingPolicy &Policy) {
+  assert(Items.size() == ColonLocs.size() && "one location per list item");
+  llvm::interleaveComma(llvm::zip(Items, ColonLocs), OS, [&](auto Item) {
+    printOpenMPMemoryRange(OS, std::get<0>(Item), std::get<1>(Item), Policy);
+  });
 }
 
 const VarDecl *clang::getOpenMPMemoryRangeBaseVar(const Expr *E,

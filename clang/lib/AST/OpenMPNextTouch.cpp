@@ -17,21 +17,23 @@
 
 using namespace clang;
 
-OMPNextTouchClause *OMPNextTouchClause::Create(const ASTContext &C,
-                                               SourceLocation StartLoc,
-                                               SourceLocation LParenLoc,
-                                               SourceLocation EndLoc,
-                                               ArrayRef<Expr *> VL) {
-  void *Mem = C.Allocate(totalSizeToAlloc<Expr *>(VL.size()));
+OMPNextTouchClause *
+OMPNextTouchClause::Create(const ASTContext &C, SourceLocation StartLoc,
+                           SourceLocation LParenLoc, SourceLocation EndLoc,
+                           ArrayRef<Expr *> VL,
+                           ArrayRef<SourceLocation> ColonLocs) {
+  void *Mem = C.Allocate(
+      totalSizeToAlloc<Expr *, SourceLocation>(VL.size(), VL.size()));
   auto *Clause =
       new (Mem) OMPNextTouchClause(StartLoc, LParenLoc, EndLoc, VL.size());
   Clause->setVarRefs(VL);
+  Clause->setItemColonLocs(ColonLocs);
   return Clause;
 }
 
 OMPNextTouchClause *OMPNextTouchClause::CreateEmpty(const ASTContext &C,
                                                     unsigned N) {
-  void *Mem = C.Allocate(totalSizeToAlloc<Expr *>(N));
+  void *Mem = C.Allocate(totalSizeToAlloc<Expr *, SourceLocation>(N, N));
   return new (Mem) OMPNextTouchClause(N);
 }
 

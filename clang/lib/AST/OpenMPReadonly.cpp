@@ -25,16 +25,17 @@
 
 using namespace clang;
 
-OMPReadonlyClause *OMPReadonlyClause::Create(const ASTContext &C,
-                                             SourceLocation StartLoc,
-                                             SourceLocation LParenLoc,
-                                             SourceLocation EndLoc,
-                                             ArrayRef<Expr *> VL,
-                                             Stmt *PreInit) {
-  void *Mem = C.Allocate(totalSizeToAlloc<Expr *>(VL.size()));
+OMPReadonlyClause *
+OMPReadonlyClause::Create(const ASTContext &C, SourceLocation StartLoc,
+                          SourceLocation LParenLoc, SourceLocation EndLoc,
+                          ArrayRef<Expr *> VL,
+                          ArrayRef<SourceLocation> ColonLocs, Stmt *PreInit) {
+  void *Mem = C.Allocate(
+      totalSizeToAlloc<Expr *, SourceLocation>(VL.size(), VL.size()));
   auto *Clause =
       new (Mem) OMPReadonlyClause(StartLoc, LParenLoc, EndLoc, VL.size());
   Clause->setVarRefs(VL);
+  Clause->setItemColonLocs(ColonLocs);
   // Captured by the parallel region (the only one that reads it).
   Clause->setPreInitStmt(PreInit, llvm::omp::OMPD_parallel);
   return Clause;
@@ -42,7 +43,7 @@ OMPReadonlyClause *OMPReadonlyClause::Create(const ASTContext &C,
 
 OMPReadonlyClause *OMPReadonlyClause::CreateEmpty(const ASTContext &C,
                                                   unsigned N) {
-  void *Mem = C.Allocate(totalSizeToAlloc<Expr *>(N));
+  void *Mem = C.Allocate(totalSizeToAlloc<Expr *, SourceLocation>(N, N));
   return new (Mem) OMPReadonlyClause(N);
 }
 

@@ -68,7 +68,8 @@ static llvm::Value *emitElemSize(CodeGenFunction &CGF, QualType Ty) {
 }
 
 OpenMPMemoryRange CodeGen::emitOpenMPMemoryRange(CodeGenFunction &CGF,
-                                                const Expr *Item) {
+                                                 const Expr *Item,
+                                                 SourceLocation ColonLoc) {
   CGBuilderTy &B = CGF.Builder;
   if (const auto *Section =
           dyn_cast<ArraySectionExpr>(Item->IgnoreParenImpCasts())) {
@@ -76,7 +77,7 @@ OpenMPMemoryRange CodeGen::emitOpenMPMemoryRange(CodeGenFunction &CGF,
     // uses the array itself, whose bound 'a[lb:]' needs; 'ptr : len' is
     // about the pointer, also when 'ptr' is an array that decayed.
     const Expr *BaseExpr = Section->getBase()->IgnoreParenImpCasts();
-    if (getOpenMPPointerLengthRange(Section))
+    if (ColonLoc.isValid())
       BaseExpr = Section->getBase();
     QualType BaseTy = BaseExpr->getType();
     llvm::Value *Ptr;
@@ -141,12 +142,15 @@ llvm::StructType *CodeGen::getOpenMPMemoryRangeType(CodeGenModule &CGM) {
   return llvm::StructType::create(Ctx, Fields, Name);
 }
 
-llvm::Value *CodeGen::emitOpenMPMemoryRangeArray(
-    CodeGenFunction &CGF, ArrayRef<const Expr *> Items,
-    SmallVectorImpl<OpenMPMemoryRange> *Out) {
+llvm::Value *
+CodeGen::emitOpenMPMemoryRangeArray(CodeGenFunction &CGF,
+                                    ArrayRef<const Expr *> Items,
+                                    ArrayRef<SourceLocation> ColonLocs,
+                                    SmallVectorImpl<OpenMPMemoryRange> *Out) {
+  assert(Items.size() == ColonLocs.size() && "one location per list item");
   SmallVector<OpenMPMemoryRange, 4> Ranges;
-  for (const Expr *Item : Items)
-    Ranges.push_back(emitOpenMPMemoryRange(CGF, Item));
+  for (auto [Item, ColonLoc] : llvm::zip(Items, ColonLocs))
+    Ranges.push_back(emitOpenMPMemoryRange(CGF, Item, ColonLoc));
 
   CGBuilderTy &B = CGF.Builder;
   llvm::StructType *RangeTy = getOpenMPMemoryRangeType(CGF.CGM);

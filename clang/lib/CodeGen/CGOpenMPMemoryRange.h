@@ -15,6 +15,7 @@
 #define LLVM_CLANG_LIB_CODEGEN_CGOPENMPMEMORYRANGE_H
 
 #include "clang/Basic/LLVM.h"
+#include "clang/Basic/SourceLocation.h"
 
 namespace llvm {
 class StructType;
@@ -36,10 +37,12 @@ struct OpenMPMemoryRange {
   llvm::Value *ElemSize;
 };
 
-/// Evaluates the list item \p Item (an array section or an array), each of
-/// its expressions exactly once, as emitOpenMPMemoryRangeArray describes.
-OpenMPMemoryRange emitOpenMPMemoryRange(CodeGenFunction &CGF,
-                                        const Expr *Item);
+/// Evaluates the list item \p Item (an array section or an array; written
+/// 'ptr : len' if \p ColonLoc, the location its clause keeps, is valid),
+/// each of its expressions exactly once, as emitOpenMPMemoryRangeArray
+/// describes.
+OpenMPMemoryRange emitOpenMPMemoryRange(CodeGenFunction &CGF, const Expr *Item,
+                                        SourceLocation ColonLoc);
 
 /// The runtime's descriptor of one list item, created once per LLVM context
 /// (or the literal structure if the program has a type of that name):
@@ -47,8 +50,9 @@ OpenMPMemoryRange emitOpenMPMemoryRange(CodeGenFunction &CGF,
 ///   struct kmp_memory_range { void *base; size_t count; size_t elem_size; };
 llvm::StructType *getOpenMPMemoryRangeType(CodeGenModule &CGM);
 
-/// Evaluates the list items \p Items (array sections and arrays), each
-/// exactly once and in order, into a stack array of kmp_memory_range, one
+/// Evaluates the list items \p Items (array sections and arrays, with the
+/// locations \p ColonLocs their clause keeps), each exactly once and in
+/// order, into a stack array of kmp_memory_range, one
 /// per item, and returns a pointer to its first element; the ranges are also
 /// appended to \p Out if it is non-null. A signed length is sign-extended,
 /// and a length wider than size_t that does not fit becomes SIZE_MAX, so
@@ -56,6 +60,7 @@ llvm::StructType *getOpenMPMemoryRangeType(CodeGenModule &CGM);
 /// lengths instead of seeing a small, wrapped range.
 llvm::Value *
 emitOpenMPMemoryRangeArray(CodeGenFunction &CGF, ArrayRef<const Expr *> Items,
+                           ArrayRef<SourceLocation> ColonLocs,
                            SmallVectorImpl<OpenMPMemoryRange> *Out = nullptr);
 
 } // namespace CodeGen

@@ -38,7 +38,8 @@ void CGOpenMPRuntime::emitNextTouchCall(CodeGenFunction &CGF,
     return;
 
   llvm::Value *Ranges = emitOpenMPMemoryRangeArray(
-      CGF, llvm::ArrayRef(C.varlist_begin(), C.varlist_end()));
+      CGF, llvm::ArrayRef(C.varlist_begin(), C.varlist_end()),
+      C.getItemColonLocs());
   llvm::Value *Args[] = {emitUpdateLocation(CGF, Loc), getThreadID(CGF, Loc),
                          llvm::ConstantInt::get(CGM.Int32Ty, C.varlist_size()),
                          Ranges};

@@ -159,7 +159,7 @@ void OMPReadonlyRegion::emitBegin(CodeGenFunction &CGF) {
   SmallVector<OpenMPMemoryRange, 4> Ranges;
   llvm::Value *Items = emitOpenMPMemoryRangeArray(
       CGF, llvm::ArrayRef(Clause->varlist_begin(), Clause->varlist_end()),
-      &Ranges);
+      Clause->getItemColonLocs(), &Ranges);
   Address Names = CGF.CreateTempAlloca(
       llvm::ArrayType::get(CGF.VoidPtrTy, N), CGF.getPointerAlign(),
       "omp.readonly.names");
@@ -169,7 +169,7 @@ void OMPReadonlyRegion::emitBegin(CodeGenFunction &CGF) {
     // The item as written, for the runtime's messages.
     std::string Name;
     llvm::raw_string_ostream OS(Name);
-    printOpenMPMemoryRange(OS, Item, Policy);
+    printOpenMPMemoryRange(OS, Item, Clause->getItemColonLocs()[I], Policy);
     OS.flush();
     B.CreateStore(CGM.GetAddrOfConstantCString(Name).getPointer(),
                   B.CreateConstArrayGEP(Names, I));

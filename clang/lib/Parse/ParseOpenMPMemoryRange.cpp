@@ -47,6 +47,7 @@ OMPClause *Parser::ParseOpenMPMemoryRangeListClause(OpenMPDirectiveKind DKind,
   SourceLocation LOpen = T.getOpenLocation();
 
   SmallVector<Expr *, 4> Items;
+  SmallVector<SourceLocation, 4> ColonLocs;
   if (Tok.is(tok::r_paren))
     Diag(Tok, diag::err_omp_memory_range_list_empty)
         << SemaOpenMP::getOpenMPMemoryRangeListName(Kind);
@@ -66,8 +67,10 @@ OMPClause *Parser::ParseOpenMPMemoryRangeListClause(OpenMPDirectiveKind DKind,
       if (!ParseOnly) {
         ExprResult Range = Actions.OpenMP().ActOnOpenMPMemoryRange(
             Kind, Item.get(), ColonLoc, Length.get());
-        if (Range.isUsable())
+        if (Range.isUsable()) {
           Items.push_back(Range.get());
+          ColonLocs.push_back(ColonLoc);
+        }
       }
     } else {
       SkipUntil(tok::comma, tok::r_paren, tok::annot_pragma_openmp_end,
@@ -95,6 +98,6 @@ OMPClause *Parser::ParseOpenMPMemoryRangeListClause(OpenMPDirectiveKind DKind,
     return nullptr;
   // An empty list (after a diagnostic) still makes a clause, so that the
   // construct is not diagnosed a second time for having no list.
-  return Actions.OpenMP().ActOnOpenMPMemoryRangeListClause(Kind, Items, Loc,
-                                                           LOpen, RLoc);
+  return Actions.OpenMP().ActOnOpenMPMemoryRangeListClause(
+      Kind, Items, ColonLocs, Loc, LOpen, RLoc);
 }

@@ -23,12 +23,11 @@
 
 using namespace clang;
 
-OMPClause *SemaOpenMP::ActOnOpenMPNextTouchClause(ArrayRef<Expr *> Items,
-                                                  SourceLocation StartLoc,
-                                                  SourceLocation LParenLoc,
-                                                  SourceLocation EndLoc) {
+OMPClause *SemaOpenMP::ActOnOpenMPNextTouchClause(
+    ArrayRef<Expr *> Items, ArrayRef<SourceLocation> ColonLocs,
+    SourceLocation StartLoc, SourceLocation LParenLoc, SourceLocation EndLoc) {
   return OMPNextTouchClause::Create(getASTContext(), StartLoc, LParenLoc,
-                                    EndLoc, Items);
+                                    EndLoc, Items, ColonLocs);
 }
 
 StmtResult

@@ -63,10 +63,9 @@
 
 using namespace clang;
 
-OMPClause *SemaOpenMP::ActOnOpenMPReadonlyClause(ArrayRef<Expr *> Items,
-                                                 SourceLocation StartLoc,
-                                                 SourceLocation LParenLoc,
-                                                 SourceLocation EndLoc) {
+OMPClause *SemaOpenMP::ActOnOpenMPReadonlyClause(
+    ArrayRef<Expr *> Items, ArrayRef<SourceLocation> ColonLocs,
+    SourceLocation StartLoc, SourceLocation LParenLoc, SourceLocation EndLoc) {
   ASTContext &Ctx = getASTContext();
   // The listed memory is host memory; a target region runs elsewhere.
   if (isInOpenMPTargetExecutionDirective()) {
@@ -114,7 +113,7 @@ OMPClause *SemaOpenMP::ActOnOpenMPReadonlyClause(ArrayRef<Expr *> Items,
   const LangOptions &LO = getLangOpts();
   if (Items.empty() || LO.OpenMPSimd || LO.OpenMPIsTargetDevice)
     return OMPReadonlyClause::Create(Ctx, StartLoc, LParenLoc, EndLoc, Items,
-                                     /*PreInit=*/nullptr);
+                                     ColonLocs, /*PreInit=*/nullptr);
 
   // The region's data: the runtime's handle, then the address of each item.
   SmallVector<Decl *, 4> PreInitDecls;
@@ -170,7 +169,7 @@ OMPClause *SemaOpenMP::ActOnOpenMPReadonlyClause(ArrayRef<Expr *> Items,
         DeclGroupRef::Create(Ctx, PreInitDecls.data(), PreInitDecls.size()),
         StartLoc, EndLoc);
   return OMPReadonlyClause::Create(Ctx, StartLoc, LParenLoc, EndLoc, Items,
-                                   PreInit);
+                                   ColonLocs, PreInit);
 }
 
 bool SemaOpenMP::checkOpenMPReadonlyClause(ArrayRef<OMPClause *> Clauses) {

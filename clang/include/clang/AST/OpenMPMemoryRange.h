@@ -18,15 +18,18 @@
 // array lvalue. Sema desugars 'ptr : len' to the section 'ptr[:len]' whose
 // base is 'ptr' converted to a pointer rvalue (so 'void *' is allowed there,
 // unlike in a written section, and an array operand decays: no bound check).
-// Such a section has no brackets: its end location is the end of its length,
-// which is how the printer gives back the spelling 'ptr : len' and how
-// template instantiation knows to check it as 'ptr : len' again.
+// The clause keeps, for each item, the location of the ':' of 'ptr : len'
+// (invalid for the other forms): that is how the printer gives back the
+// spelling, template instantiation checks the item as 'ptr : len' again, and
+// code generation takes the pointer, not the array it may have decayed
+// from.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LLVM_CLANG_AST_OPENMPMEMORYRANGE_H
 #define LLVM_CLANG_AST_OPENMPMEMORYRANGE_H
 
+#include "clang/Basic/LLVM.h"
 #include "clang/Basic/SourceLocation.h"
 
 namespace llvm {
@@ -47,17 +50,18 @@ ArraySectionExpr *buildOpenMPPointerLengthRange(const ASTContext &C, Expr *Ptr,
                                                 SourceLocation ColonLoc,
                                                 Expr *Length);
 
-/// If \p E is a list item written 'ptr : len' (see
-/// buildOpenMPPointerLengthRange), returns its section; otherwise null.
-const ArraySectionExpr *getOpenMPPointerLengthRange(const Expr *E);
-inline ArraySectionExpr *getOpenMPPointerLengthRange(Expr *E) {
-  return const_cast<ArraySectionExpr *>(
-      getOpenMPPointerLengthRange(static_cast<const Expr *>(E)));
-}
-
-/// Prints the list item \p E as written: 'ptr : len', a section, an array.
+/// Prints the list item \p E as written: 'ptr : len' if \p ColonLoc (the
+/// location the clause keeps for it) is valid, else a section or an array.
 void printOpenMPMemoryRange(llvm::raw_ostream &OS, const Expr *E,
+                            SourceLocation ColonLoc,
                             const PrintingPolicy &Policy);
+
+/// Prints the list items \p Items, separated by ", ", each with its
+/// location in \p ColonLocs as printOpenMPMemoryRange does.
+void printOpenMPMemoryRangeList(llvm::raw_ostream &OS,
+                                ArrayRef<const Expr *> Items,
+                                ArrayRef<SourceLocation> ColonLocs,
+                                const PrintingPolicy &Policy);
 
 /// Why a list item has no base variable (see getOpenMPMemoryRangeBaseVar).
 enum class OpenMPMemoryRangeBase {
