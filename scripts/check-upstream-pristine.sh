@@ -17,11 +17,6 @@ p=$b/pristine
 llvm=/usr/lib/llvm-$NT_LLVM_MAJOR
 lit=$llvm/bin/lit
 jobs=${JOBS:-$(nproc)}
-cc=clang-$NT_LLVM_MAJOR
-cxx=clang++-$NT_LLVM_MAJOR
-common=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=$cc
-  -DCMAKE_CXX_COMPILER=$cxx -DCMAKE_C_COMPILER_LAUNCHER=ccache
-  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 die() { echo "check-upstream-pristine: $*" >&2; exit 2; }
 
 [ -d "$NT_SRC/.git" ] || die "no source tree in $NT_SRC (make source)"
@@ -66,21 +61,12 @@ rc=0
 mkdir -p "$p"
 
 # libomp: ours is what make check-upstream runs (build/openmp, tests
-# compiled by our clang); pristine is the same configuration (Makefile,
-# target libomp) of the pristine openmp/, tests compiled by Debian's clang.
+# compiled by our clang); pristine is the Makefile's target libomp on the
+# pristine openmp/, tests compiled by Debian's clang.
 d=$p/openmp
-if [ ! -f "$d/build.ninja" ]; then
-  cmake "${common[@]}" -S "$p/src/openmp" -B "$d" \
-    -DLIBOMP_USE_HWLOC=ON -DOPENMP_ENABLE_LIBOMPTARGET=OFF \
-    -DLIBOMP_OMPD_SUPPORT=OFF -DOPENMP_ENABLE_OMPT_TOOLS=OFF \
-    -DOPENMP_TEST_C_COMPILER=$llvm/bin/clang \
-    -DOPENMP_TEST_CXX_COMPILER=$llvm/bin/clang++ \
-    -DOPENMP_TEST_OPENMP_FLAGS=-fopenmp -DOPENMP_LLVM_LIT_EXECUTABLE=$lit \
-    -DOPENMP_FILECHECK_EXECUTABLE=$llvm/bin/FileCheck \
-    -DOPENMP_NOT_EXECUTABLE=$llvm/bin/not -DLIBOMP_INSTALL_ALIASES=OFF \
-    >"$d.configure.log" 2>&1 || { cat "$d.configure.log"; die "configure $d"; }
-fi
-ninja -C "$d" -j"$jobs" omp >"$d.build.log" 2>&1 || { tail -30 "$d.build.log"; die "build $d"; }
+make -C "$top" --no-print-directory libomp SRC="$p/src" OMP_BUILD="$d" \
+  CLANG="$llvm/bin/clang" >"$d.build.log" 2>&1 ||
+  { tail -30 "$d.build.log"; die "build $d"; }
 run libomp-ours "$b/openmp/runtime/test"
 run libomp-pristine "$d/runtime/test"
 compare libomp-ours libomp-pristine || rc=1
@@ -88,20 +74,10 @@ compare libomp-ours libomp-pristine || rc=1
 # clang/test/OpenMP with our clang; a pristine clang only when needed.
 run clang-ours "$b/clang/test/OpenMP"
 if [ -s "$p/clang-ours.failed" ] || [ "${PRISTINE_CLANG:-0}" = 1 ]; then
-  o=$p/llvm-overlay
-  [ -f "$o/build.ninja" ] || cmake "${common[@]}" -S "$top/tools/llvm-overlay" -B "$o" \
-    -DLLVM_SRC="$p/src/llvm" -DLLVM_RELEASE="$NT_LLVM_VERSION" \
-    -DDEBIAN_LLVM_DIR=$llvm/lib/cmake/llvm >"$o.configure.log" 2>&1 ||
-    { cat "$o.configure.log"; die "configure $o"; }
-  ninja -C "$o" >"$o.build.log" 2>&1 || { tail -30 "$o.build.log"; die "build $o"; }
   c=$p/clang
-  [ -f "$c/build.ninja" ] || cmake "${common[@]}" -S "$p/src/clang" -B "$c" \
-    -DLLVM_DIR="$o/lib/cmake/llvm" -DLLVM_USE_LINKER=lld \
-    -DCLANG_ENABLE_STATIC_ANALYZER=OFF -DCLANG_ENABLE_OBJC_REWRITER=OFF \
-    -DCLANG_INCLUDE_TESTS=ON -DLLVM_INCLUDE_TESTS=OFF \
-    -DLLVM_EXTERNAL_LIT=$lit -DCLANG_DEFAULT_OPENMP_RUNTIME=libomp \
-    >"$c.configure.log" 2>&1 || { cat "$c.configure.log"; die "configure $c"; }
-  ninja -C "$c" -j"$jobs" clang >"$c.build.log" 2>&1 || { tail -30 "$c.build.log"; die "build $c"; }
+  make -C "$top" --no-print-directory clang SRC="$p/src" CLANG_BUILD="$c" \
+    OVERLAY_BUILD="$p/llvm-overlay" >"$c.build.log" 2>&1 ||
+    { tail -30 "$c.build.log"; die "build $c"; }
   run clang-pristine "$c/test/OpenMP"
   compare clang-ours clang-pristine || rc=1
 else
