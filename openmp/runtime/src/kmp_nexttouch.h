@@ -83,6 +83,13 @@ struct kmp_nt_segment {
   // Threads that have faulted in it since it was armed (atomic): until all
   // of the team has, a stream without a predicted end does not grow.
   int faulters;
+  // Threads other than the team's primary whose first fault in an item of
+  // it was where their own part of the item's even partition among the team
+  // starts (atomic): the loop is split like the items (schedule(static)).
+  // The primary's part starts where the item does, as under any schedule:
+  // its stream there takes the largest window only once another thread's
+  // has shown this.
+  int part_starters;
   size_t nunits;
   size_t armed_units; // units still armed or claimed (atomic)
   unsigned char *state;
@@ -98,6 +105,11 @@ extern kmp_pt_table<kmp_nt_segment, KMP_NT_MAX_SEGMENTS> __kmp_nt_table;
 extern volatile int __kmp_nt_teams_running;
 // Threads of the outermost team running now (or last run).
 extern volatile int __kmp_nt_nproc;
+// The threads of the outermost running team, by their number in it (the
+// first KMP_NT_TEAM_MAX; set with __kmp_nt_nproc): the fault path finds
+// the calling thread's own part of an item's even partition.
+#define KMP_NT_TEAM_MAX 256
+extern kmp_thread_t __kmp_nt_team[KMP_NT_TEAM_MAX];
 
 // Pages of a unit of `seg`.
 static inline kmp_uint64 __kmp_nt_unit_pages(const kmp_nt_segment *seg) {

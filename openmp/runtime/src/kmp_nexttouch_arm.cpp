@@ -472,6 +472,7 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
   if (armed) {
     seg->armed_at = __kmp_nt_forks;
     __atomic_store_n(&seg->faulters, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&seg->part_starters, 0, __ATOMIC_RELAXED);
     __kmp_pt_set_watched(KMP_PT_NEXTTOUCH, 1);
     KMP_PT_ADD(pages_armed, armed * __kmp_nt_unit_pages(seg));
   }

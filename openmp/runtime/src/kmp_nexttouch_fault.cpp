@@ -57,6 +57,7 @@ struct nt_stream {
   size_t next; // the unit that continues the stream
   size_t stop; // where its chunk is expected to end (a unit), or 0
   int window; // pages of its last batch
+  bool part_start; // it started where a part of the item's partition starts
   unsigned lru;
 };
 static NT_TLS nt_stream nt_tls_streams[NT_STREAMS];
@@ -123,13 +124,99 @@ static bool nt_team_started(kmp_nt_segment *seg) {
          __atomic_load_n(&seg->faulters, __ATOMIC_ACQUIRE) >= nproc;
 }
 
+// The calling thread's number in the outermost running team (found in
+// __kmp_nt_team once per fork), or -1.
+static NT_TLS int nt_tls_tid;
+static NT_TLS kmp_uint64 nt_tls_tid_fork; // __kmp_nt_forks + 1 then
+
+static int nt_team_index() {
+  kmp_uint64 f = __atomic_load_n(&__kmp_nt_forks, __ATOMIC_RELAXED) + 1;
+  if (nt_tls_tid_fork != f) {
+    int n = __atomic_load_n(&__kmp_nt_nproc, __ATOMIC_ACQUIRE);
+    kmp_thread_t self = pthread_self();
+    nt_tls_tid = -1;
+    for (int i = 0; i < n && i < KMP_NT_TEAM_MAX; i++)
+      if (__atomic_load_n(&__kmp_nt_team[i], __ATOMIC_RELAXED) == self) {
+        nt_tls_tid = i;
+        break;
+      }
+    nt_tls_tid_fork = f;
+  }
+  return nt_tls_tid;
+}
+
+// The items this thread has faulted in since their segment was armed, with
+// the unit of its first fault there.
+#define NT_ITEMS 8
+struct nt_item_seen {
+  const kmp_nt_segment *seg;
+  kmp_uint64 armed_at;
+  uintptr_t item;
+  size_t first; // the unit of the thread's first fault in the item
+  bool counted; // in seg->part_starters
+};
+static NT_TLS nt_item_seen nt_tls_items[NT_ITEMS];
+static NT_TLS unsigned nt_tls_items_next;
+
+// Whether a stream of this thread that starts at unit u of seg, in item
+// `it`, starts its own part of the item: u holds b_t of nt_part_end, t the
+// thread's number in the team, or u follows the unit that holds it (a
+// stream restarts past its part's end there), and the thread's first fault
+// in the item was no earlier than the unit before b_t's (a stencil reads
+// its neighbour's last row first).  A loop whose parts are the item's, one
+// per thread in order, is schedule(static); under other schedules a thread
+// other than the primary starts there only by chance.  Counts the thread in
+// seg->part_starters.
+static bool nt_own_part_start(kmp_nt_segment *seg, size_t u,
+                              const kmp_pt_range &it) {
+  nt_item_seen *e = NULL;
+  for (int i = 0; i < NT_ITEMS; i++)
+    if (nt_tls_items[i].seg == seg && nt_tls_items[i].item == it.start &&
+        nt_tls_items[i].armed_at == seg->armed_at)
+      e = &nt_tls_items[i];
+  if (!e) {
+    e = &nt_tls_items[nt_tls_items_next++ % NT_ITEMS];
+    e->seg = seg;
+    e->armed_at = seg->armed_at;
+    e->item = it.start;
+    e->first = u;
+    e->counted = false;
+  }
+  kmp_uint64 nproc =
+      (kmp_uint64)__atomic_load_n(&__kmp_nt_nproc, __ATOMIC_ACQUIRE);
+  int tid = nproc > 1 ? nt_team_index() : -1;
+  uintptr_t rs = it.start, re = it.end;
+  if (tid < 0 || (kmp_uint64)tid >= nproc || re <= rs || e->first > u)
+    return false;
+  kmp_uint64 len = re - rs, q = len / nproc, m = len % nproc;
+  uintptr_t b = rs + (uintptr_t)(q * tid + m * tid / nproc);
+  if (b < seg->base)
+    return false;
+  size_t ub = (size_t)((b - seg->base) >> seg->shift); // the unit of b_t
+  if ((u != ub && u != ub + 1) || e->first + 1 < ub)
+    return false;
+  if (tid > 0 && !e->counted) {
+    e->counted = true;
+    __atomic_fetch_add(&seg->part_starters, 1, __ATOMIC_ACQ_REL);
+  }
+  return true;
+}
+
 // The window for a fault at unit u of seg, in the item that starts at
 // item: grows on the stream it continues (once the team has started, see
 // nt_team_started).  A new stream gets a predicted end (nt_tls_start_*); a
 // thread that touches that unit itself goes on past it, and the stream then
 // grows freely.
-static nt_stream *nt_stream_for(kmp_nt_segment *seg, size_t u, uintptr_t item,
-                                kmp_uint64 gen, int *w) {
+//
+// A stream that started its thread's own part of the item
+// (nt_own_part_start) takes the largest window at its second fault instead
+// of growing to it: nt_batch_limit keeps it in the part.  The primary
+// thread's does once another thread of the team has started its own part
+// in the segment.
+static nt_stream *nt_stream_for(kmp_nt_segment *seg, size_t u,
+                                const kmp_pt_range &it, kmp_uint64 gen,
+                                int *w) {
+  uintptr_t item = it.start;
   bool started = nt_team_started(seg);
   nt_stream *victim = &nt_tls_streams[0];
   for (int i = 0; i < NT_STREAMS; i++) {
@@ -137,9 +224,14 @@ static nt_stream *nt_stream_for(kmp_nt_segment *seg, size_t u, uintptr_t item,
     if (s->seg == seg && s->gen == gen && s->next == u) {
       if (s->stop && u >= s->stop)
         s->stop = 0;
-      *w = started || s->stop
-               ? nt_next_window(s->window, __kmp_nexttouch_max_window)
-               : s->window;
+      if (s->part_start && !s->stop &&
+          (nt_tls_tid > 0 ||
+           __atomic_load_n(&seg->part_starters, __ATOMIC_ACQUIRE) > 0))
+        *w = __kmp_nexttouch_max_window;
+      else
+        *w = started || s->stop
+                 ? nt_next_window(s->window, __kmp_nexttouch_max_window)
+                 : s->window;
       return s;
     }
     if (s->lru < victim->lru)
@@ -148,6 +240,7 @@ static nt_stream *nt_stream_for(kmp_nt_segment *seg, size_t u, uintptr_t item,
   *w = 1;
   victim->first = u;
   victim->stop = 0;
+  victim->part_start = nt_own_part_start(seg, u, it);
   if (nt_tls_start_seg == seg && nt_tls_start_gen == gen &&
       nt_tls_start_item == item && u > nt_tls_start_unit) {
     size_t nproc = (size_t)__atomic_load_n(&__kmp_nt_nproc, __ATOMIC_ACQUIRE);
@@ -378,13 +471,14 @@ int __kmp_nt_fault(uintptr_t addr, void *uc) {
       if (__kmp_nexttouch_window)
         w = __kmp_nexttouch_window;
       else
-        st = nt_stream_for(seg, u, it.start, gen, &w);
+        st = nt_stream_for(seg, u, it, gen, &w);
       size_t part_end = nt_part_end(seg, st ? st->first : u, it);
       if (st && u >= part_end) {
         // The stream went on past its part (a thread whose loop is not
         // split like the item, or a stencil reading its neighbour's first
         // row): it starts over here, from a window of one page.
         st->first = u;
+        st->part_start = nt_own_part_start(seg, u, it);
         w = 1;
         part_end = nt_part_end(seg, u, it);
       }

@@ -4,7 +4,11 @@
 // stay within 2x of a loop that streams through a single array.  (With one
 // window per thread, every fault on one array would reset the window of the
 // other, and each page would cost a fault.)  On one forced node nothing
-// moves, but the batches form all the same.
+// moves, but the batches form all the same.  In each loop the primary thread
+// touches its first element after the workers have touched theirs, so that
+// the three loops compare alike: a primary that runs ahead of its workers
+// cannot tell yet that the loop is split like the arrays, and grows its
+// window from one page (kmp_nexttouch_fault.cpp).
 // RUN: %libomp-compile
 // RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=4 %libomp-run | FileCheck %s
 // RUN: env KMP_NEXTTOUCH_FORCE=1 OMP_NUM_THREADS=2 %libomp-run | FileCheck %s
@@ -13,6 +17,7 @@
 // REQUIRES: linux
 // CHECK: streams: PASS
 #include "nexttouch_test.h"
+#include <sched.h>
 
 #define U(x) ((unsigned long long)(x))
 
@@ -37,44 +42,61 @@ static struct cost since(const kmp_nexttouch_counters_t *c0, int arrays) {
   return k;
 }
 
-int main(void) {
-  pg = nt_pagesize();
-  n = N * pg / sizeof(int);
-  int *a = (int *)nt_map(N * pg), *b = (int *)nt_map(N * pg),
-      *c = (int *)nt_map(N * pg), *d = (int *)nt_map(N * pg);
-  for (long i = 0; i < n; i++)
-    a[i] = (int)i, b[i] = (int)(3 * i), c[i] = -1, d[i] = -2;
+// The workers that have made their first touch in the current loop.
+static int started;
 
+// A schedule(static) loop over the n elements, each thread's part walked
+// from `shift` elements into it (wrapping at n), with `touch` applied to
+// element j.  The primary's first touch waits for the workers' first ones.
+#define LOOP(shift, touch)                                                     \
+  do {                                                                         \
+    started = 0;                                                               \
+    _Pragma("omp parallel") {                                                  \
+      int first = 1;                                                           \
+      _Pragma("omp for schedule(static)") for (long i = 0; i < n; i++) {       \
+        long j = (i + (shift)) % n;                                            \
+        if (first && omp_get_thread_num() == 0)                                \
+          while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) <                 \
+                 omp_get_num_threads() - 1)                                    \
+            sched_yield();                                                     \
+        touch;                                                                 \
+        if (first) {                                                           \
+          first = 0;                                                           \
+          if (omp_get_thread_num() != 0)                                       \
+            __atomic_fetch_add(&started, 1, __ATOMIC_ACQ_REL);                 \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  } while (0)
+
+static int *a, *b, *c, *d;
+
+// One, two and three arrays per loop; shift as in LOOP.
+static void streams(long shift) {
   // One stream per thread.
   kmp_nexttouch_counters_t c0 = nt_counters();
   NT_CHECK(kmp_nexttouch(a, N * pg) == 0, "request a");
-#pragma omp parallel for schedule(static)
-  for (long i = 0; i < n; i++)
-    a[i] += 1;
+  LOOP(shift, a[j] += 1);
   struct cost one = since(&c0, 1);
 
-  // Two streams per thread: c[i] = a[i].
+  // Two streams per thread: c[j] = a[j].
   c0 = nt_counters();
   NT_CHECK(kmp_nexttouch(a, N * pg) == 0 && kmp_nexttouch(c, N * pg) == 0,
            "request a, c");
-#pragma omp parallel for schedule(static)
-  for (long i = 0; i < n; i++)
-    c[i] = a[i];
+  LOOP(shift, c[j] = a[j]);
   struct cost two = since(&c0, 2);
 
-  // Three streams per thread: d[i] = a[i] + b[i].
+  // Three streams per thread: d[j] = a[j] + b[j].
   c0 = nt_counters();
   NT_CHECK(kmp_nexttouch(a, N * pg) == 0 && kmp_nexttouch(b, N * pg) == 0 &&
                kmp_nexttouch(d, N * pg) == 0,
            "request a, b, d");
-#pragma omp parallel for schedule(static)
-  for (long i = 0; i < n; i++)
-    d[i] = a[i] + b[i];
+  LOOP(shift, d[j] = a[j] + b[j]);
   struct cost three = since(&c0, 3);
 
-  printf("faults/pages: one array %llu/%llu, two %llu/%llu, three %llu/%llu; "
-         "batches %llu, %llu, %llu\n",
-         one.faults, one.pages, two.faults, two.pages, three.faults,
+  printf("shift %ld: faults/pages: one array %llu/%llu, two %llu/%llu, three "
+         "%llu/%llu; batches %llu, %llu, %llu\n",
+         shift, one.faults, one.pages, two.faults, two.pages, three.faults,
          three.pages, one.batches, two.batches, three.batches);
   // faults(k arrays) / (k N) <= 2 * faults(1 array) / N
   NT_CHECK(one.faults < N / 8, "one stream: %llu faults for %d pages",
@@ -91,9 +113,24 @@ int main(void) {
            three.batches);
   NT_CHECK(two.batches < two.pages / 8 && three.batches < three.pages / 8,
            "batches: %llu, %llu", two.batches, three.batches);
+}
+
+int main(void) {
+  pg = nt_pagesize();
+  n = N * pg / sizeof(int);
+  a = (int *)nt_map(N * pg), b = (int *)nt_map(N * pg),
+  c = (int *)nt_map(N * pg), d = (int *)nt_map(N * pg);
+  for (long i = 0; i < n; i++)
+    a[i] = (int)i, b[i] = (int)(3 * i), c[i] = -1, d[i] = -2;
+
+  // Each thread walks its part from its start: its streams take the largest
+  // window at their second fault.  Then each walks from the middle of its
+  // part into the next one: its windows grow from one page.
+  streams(0);
+  streams(n / omp_get_max_threads() / 2);
 
   for (long i = 0; i < n; i++)
-    if (c[i] != (int)i + 1 || d[i] != (int)(4 * i + 1)) {
+    if (c[i] != (int)i + 2 || d[i] != (int)(4 * i + 2)) {
       NT_CHECK(0, "i %ld: c %d d %d", i, c[i], d[i]);
       break;
     }
