@@ -156,7 +156,7 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
     if (rc == 0) {
       if (nvmas < 0) {
         nvmas = __kmp_pt_read_maps(&vmas, 0);
-        __kmp_pt_my_stack(&my_stack.start, &my_stack.end);
+        __kmp_pt_my_stack(&my_stack.start, &my_stack.end, vmas, nvmas);
       }
       rc = nvmas < 0 ? ENOMEM
                      : __kmp_nt_check_range(vmas, nvmas, start, end, &my_stack);

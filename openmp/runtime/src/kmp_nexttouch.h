@@ -185,8 +185,7 @@ kmp_uint64 __kmp_nt_request_clear();
 // read-write, or executable), EINVAL (the calling thread's stack or the main
 // thread's [stack]; a heap buffer the kernel merged into one VMA with a
 // thread's stack is fine).  my_stack: the calling thread's, guard included
-// (__kmp_pt_my_stack; the C library reads /proc/self/maps for the initial
-// thread's, so a caller asks once for all its ranges).
+// (__kmp_pt_my_stack, from the same maps v).
 int __kmp_nt_check_range(const kmp_pt_vma *v, int n, uintptr_t start,
                          uintptr_t end, const kmp_pt_range *my_stack);
 

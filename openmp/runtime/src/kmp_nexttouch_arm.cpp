@@ -77,8 +77,9 @@ int __kmp_nt_segment_ranges(kmp_pt_range *out, int max) {
   return k;
 }
 
-// Sorted; *n receives the count (allocated with __kmp_allocate).
-static kmp_pt_range *nt_exclusions(int *n) {
+// Sorted; *n receives the count (allocated with __kmp_allocate).  v, nv:
+// the maps (the calling thread's stack; __kmp_pt_my_stack).
+static kmp_pt_range *nt_exclusions(int *n, const kmp_pt_vma *v, int nv) {
   kmp_pt_range *priv = NULL;
   int npriv = __kmp_pt_private_ranges(KMP_PT_NEXTTOUCH, &priv);
   int cap = 3 * KMP_NT_MAX_SEGMENTS + __kmp_threads_capacity + npriv, k = 0;
@@ -94,7 +95,10 @@ static kmp_pt_range *nt_exclusions(int *n) {
     uintptr_t bottom = top - th->th.th_info.ds.ds_stacksize;
     size_t guard = pg;
     pthread_attr_t attr;
-    if (pthread_getattr_np(th->th.th_info.ds.ds_thread, &attr) == 0) {
+    if (pthread_equal(th->th.th_info.ds.ds_thread, pthread_self())) {
+      __kmp_pt_my_stack(&bottom, &top, v, nv);
+      guard = 0; // included
+    } else if (pthread_getattr_np(th->th.th_info.ds.ds_thread, &attr) == 0) {
       void *addr;
       size_t size;
       if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
@@ -537,7 +541,7 @@ void __kmp_nt_arm_pending() {
   int nvmas;
   kmp_pt_vma *vmas = __kmp_nt_check_armed(&nvmas, want_thp);
   int nx = 0;
-  kmp_pt_range *x = nt_exclusions(&nx);
+  kmp_pt_range *x = nt_exclusions(&nx, vmas, nvmas);
   void **pages = (void **)__kmp_allocate(sizeof(void *) * 1024);
   int *status = (int *)__kmp_allocate(sizeof(int) * 1024);
   __kmp_nt_table.bump();

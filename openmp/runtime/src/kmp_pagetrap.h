@@ -403,8 +403,11 @@ struct kmp_pt_vma {
 // The process's VMAs, sorted, in *out (allocated with __kmp_allocate); their
 // number, or -1.  With `smaps`, AnonHugePages too.
 int __kmp_pt_read_maps(kmp_pt_vma **out, int smaps);
-// The calling thread's stack, guard pages included, in [*lo, *hi).
-void __kmp_pt_my_stack(uintptr_t *lo, uintptr_t *hi);
+// The calling thread's stack, guard pages included, in [*lo, *hi).  v: the
+// maps of __kmp_pt_read_maps, n of them: the initial thread's is their
+// [stack] VMA (the C library would read /proc/self/maps again).
+void __kmp_pt_my_stack(uintptr_t *lo, uintptr_t *hi, const kmp_pt_vma *v,
+                       int n);
 
 // The OS id of a thread of the process that blocks SIGSEGV (the first found),
 // its name in name[len]; 0 if none.  A fault on a protected page kills such

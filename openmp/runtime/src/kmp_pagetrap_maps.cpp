@@ -145,8 +145,18 @@ int __kmp_pt_read_maps(kmp_pt_vma **out, int smaps) {
   return n;
 }
 
-// The calling thread's stack, guard included.
-void __kmp_pt_my_stack(uintptr_t *lo, uintptr_t *hi) {
+// The calling thread's stack, guard included.  The initial thread's
+// reaches below its [stack] VMA only where nothing is mapped (the C
+// library's answer ends at the mapping below, or the stack's limit).
+void __kmp_pt_my_stack(uintptr_t *lo, uintptr_t *hi, const kmp_pt_vma *v,
+                       int n) {
+  uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+  for (int i = 0; i < n; i++)
+    if (v[i].stack && v[i].start <= sp && sp < v[i].end) {
+      *lo = v[i].start;
+      *hi = v[i].end;
+      return;
+    }
   pthread_attr_t attr;
   void *addr;
   size_t size, guard = 0;

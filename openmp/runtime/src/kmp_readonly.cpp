@@ -218,7 +218,7 @@ static int ro_thread_stacks(kmp_pt_range **out, const kmp_pt_vma *v, int nv) {
   int cap = __kmp_threads ? __kmp_threads_capacity : 0;
   kmp_pt_range *r =
       (kmp_pt_range *)__kmp_allocate(sizeof(kmp_pt_range) * (cap + 1));
-  __kmp_pt_my_stack(&r[k].start, &r[k].end);
+  __kmp_pt_my_stack(&r[k].start, &r[k].end, v, nv);
   k++;
   for (int i = 0; i < cap; i++) {
     kmp_info_t *th = __kmp_threads[i];
