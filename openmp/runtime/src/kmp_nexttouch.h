@@ -106,10 +106,13 @@ extern volatile int __kmp_nt_teams_running;
 // Threads of the outermost team running now (or last run).
 extern volatile int __kmp_nt_nproc;
 // The threads of the outermost running team, by their number in it (the
-// first KMP_NT_TEAM_MAX; set with __kmp_nt_nproc): the fault path finds
-// the calling thread's own part of an item's even partition.
+// first __kmp_nt_team_size, at most KMP_NT_TEAM_MAX; set with
+// __kmp_nt_nproc when the engine has requests or armed pages, else none):
+// the fault path finds the calling thread's own part of an item's even
+// partition.
 #define KMP_NT_TEAM_MAX 256
 extern kmp_thread_t __kmp_nt_team[KMP_NT_TEAM_MAX];
+extern volatile int __kmp_nt_team_size;
 
 // Pages of a unit of `seg`.
 static inline kmp_uint64 __kmp_nt_unit_pages(const kmp_nt_segment *seg) {

@@ -132,10 +132,10 @@ static NT_TLS kmp_uint64 nt_tls_tid_fork; // __kmp_nt_forks + 1 then
 static int nt_team_index() {
   kmp_uint64 f = __atomic_load_n(&__kmp_nt_forks, __ATOMIC_RELAXED) + 1;
   if (nt_tls_tid_fork != f) {
-    int n = __atomic_load_n(&__kmp_nt_nproc, __ATOMIC_ACQUIRE);
+    int n = __atomic_load_n(&__kmp_nt_team_size, __ATOMIC_ACQUIRE);
     kmp_thread_t self = pthread_self();
     nt_tls_tid = -1;
-    for (int i = 0; i < n && i < KMP_NT_TEAM_MAX; i++)
+    for (int i = 0; i < n; i++)
       if (__atomic_load_n(&__kmp_nt_team[i], __ATOMIC_RELAXED) == self) {
         nt_tls_tid = i;
         break;

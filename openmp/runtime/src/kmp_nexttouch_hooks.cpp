@@ -22,6 +22,7 @@
 volatile int __kmp_nt_teams_running = 0;
 volatile int __kmp_nt_nproc = 1;
 kmp_thread_t __kmp_nt_team[KMP_NT_TEAM_MAX];
+volatile int __kmp_nt_team_size = 0;
 
 // fork(2) (kmp_pagetrap.cpp says in which order the engines' locks are
 // taken).  The child has one thread: a unit that a thread the child does not
@@ -73,14 +74,17 @@ void __kmp_nexttouch_fork(ident_t *loc, int gtid, kmp_team_t *team) {
   if (!team || team->t.t_nproc <= 1 || KMP_HIDDEN_HELPER_THREAD(gtid))
     return;
   if (__atomic_fetch_add(&__kmp_nt_teams_running, 1, __ATOMIC_ACQ_REL) == 0) {
-    // Read by the workers once the fork barrier releases them.
-    int n =
-        team->t.t_nproc < KMP_NT_TEAM_MAX ? team->t.t_nproc : KMP_NT_TEAM_MAX;
-    if (__kmp_nexttouch)
+    // Read by the workers once the fork barrier releases them; only while
+    // a fault in an armed unit may come (requests are armed below).
+    int n = 0;
+    if (TCR_4(__kmp_nt_requests.any) || __kmp_nt_armed()) {
+      n = team->t.t_nproc < KMP_NT_TEAM_MAX ? team->t.t_nproc : KMP_NT_TEAM_MAX;
       for (int i = 0; i < n; i++)
         __atomic_store_n(&__kmp_nt_team[i],
                          team->t.t_threads[i]->th.th_info.ds.ds_thread,
                          __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&__kmp_nt_team_size, n, __ATOMIC_RELAXED);
     __atomic_store_n(&__kmp_nt_nproc, team->t.t_nproc, __ATOMIC_RELEASE);
   }
   __atomic_fetch_add(&__kmp_nt_forks, 1, __ATOMIC_RELAXED);
