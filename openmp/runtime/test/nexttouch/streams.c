@@ -101,6 +101,16 @@ static void streams(long shift) {
   // faults(k arrays) / (k N) <= 2 * faults(1 array) / N
   NT_CHECK(one.faults < N / 8, "one stream: %llu faults for %d pages",
            one.faults, N);
+  if (shift == 0) {
+    // From its part's start a thread's stream takes the largest window at
+    // its second fault: one fault, then one per window, plus one.
+    const char *mw = getenv("KMP_NEXTTOUCH_MAX_WINDOW");
+    long p = omp_get_max_threads(), w = mw ? atol(mw) : 512;
+    unsigned long long most = p * (2 + (N / p + w - 1) / w);
+    NT_CHECK(one.faults <= most,
+             "from the parts' starts: %llu faults, at most %llu", one.faults,
+             most);
+  }
   NT_CHECK(two.faults <= 2 * 2 * one.faults,
            "two streams: %llu faults for %llu pages, one: %llu for %llu",
            two.faults, two.pages, one.faults, one.pages);
