@@ -96,6 +96,15 @@ struct nt_seen {
 static NT_TLS nt_seen nt_tls_seen[NT_SEEN];
 static NT_TLS unsigned nt_tls_seen_next;
 
+// The boundary b_k = rs + k * len / nproc of item `it`'s even partition
+// among nproc threads (k <= nproc), computed without overflow: the first
+// byte of thread k's part.
+static uintptr_t nt_part_boundary(const kmp_pt_range &it, kmp_uint64 k,
+                                  kmp_uint64 nproc) {
+  kmp_uint64 len = it.end - it.start, q = len / nproc, m = len % nproc;
+  return it.start + (uintptr_t)(q * k + m * k / nproc);
+}
+
 // Whether a stream of this thread in seg whose chunk is not known may grow.
 // A thread that runs ahead of the others (the primary thread starts first,
 // a worker is descheduled) cannot tell its own pages from those of threads
@@ -185,11 +194,9 @@ static bool nt_own_part_start(kmp_nt_segment *seg, size_t u,
   kmp_uint64 nproc =
       (kmp_uint64)__atomic_load_n(&__kmp_nt_nproc, __ATOMIC_ACQUIRE);
   int tid = nproc > 1 ? nt_team_index() : -1;
-  uintptr_t rs = it.start, re = it.end;
-  if (tid < 0 || (kmp_uint64)tid >= nproc || re <= rs || e->first > u)
+  if (tid < 0 || (kmp_uint64)tid >= nproc || it.end <= it.start || e->first > u)
     return false;
-  kmp_uint64 len = re - rs, q = len / nproc, m = len % nproc;
-  uintptr_t b = rs + (uintptr_t)(q * tid + m * tid / nproc);
+  uintptr_t b = nt_part_boundary(it, (kmp_uint64)tid, nproc);
   if (b < seg->base)
     return false;
   size_t ub = (size_t)((b - seg->base) >> seg->shift); // the unit of b_t
@@ -305,12 +312,10 @@ static size_t nt_part_end(const kmp_nt_segment *seg, size_t first,
   if (nproc <= 1 || re <= rs)
     return seg->nunits;
   uintptr_t from = seg->base + (uintptr_t)first * usz + usz - 1;
-  // Computed without overflow; the loop skips the b_k <= k * (q + 1) <= off
-  // that lie below `from`.
-  kmp_uint64 len = re - rs, off = from > rs ? from - rs : 0, q = len / nproc,
-             m = len % nproc;
+  // The loop skips the b_k - rs <= k * (q + 1) <= off that lie below `from`.
+  kmp_uint64 off = from > rs ? from - rs : 0, q = (re - rs) / nproc;
   for (kmp_uint64 k = off / (q + 1) + 1; k < nproc; k++) {
-    uintptr_t b = rs + (uintptr_t)(q * k + m * k / nproc);
+    uintptr_t b = nt_part_boundary(it, k, nproc);
     if (b <= from)
       continue;
     size_t ub = (size_t)((b - seg->base) >> seg->shift);
