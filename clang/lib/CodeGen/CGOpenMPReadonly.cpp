@@ -34,7 +34,13 @@
 // registered in an OMPPrivateScope that lives while the region's code is
 // emitted, so EmitDeclRefLValue finds it in LocalDeclMap as it finds a
 // private copy. A member 's.m' of a variable is kept in
-// CodeGenFunction::OMPReadonlyMemberAddrs, which EmitMemberExpr looks up.
+// CodeGenFunction::OMPReadonlyMemberAddrs, which EmitMemberExpr looks up: a
+// member is not a declaration, so it cannot be an entry of the scope, and
+// Sema has no reference to stand for it ('this->m' has one because upstream
+// builds it for 'private(this->m)'; a hook for 's.m' in SemaExprMember.cpp
+// would change how every member access in an OpenMP region is built). The
+// map belongs to the outlined function's CodeGenFunction, like LocalDeclMap:
+// it is state of the region's code generation.
 // 'ptrs' belongs to the region instance and the thread: it stays valid until
 // __kmpc_readonly_end, after the join, so the region's tasks (some run in
 // the join barrier, after the outlined function returned) read the copy of
