@@ -77,13 +77,17 @@ int __kmp_nt_segment_ranges(kmp_pt_range *out, int max) {
   return k;
 }
 
-// Sorted; *n receives the count (allocated with __kmp_allocate).  v, nv:
+// Sorted; *n receives the count (allocated with KMP_INTERNAL_MALLOC, not
+// cleared: most of its capacity is never used).  v, nv:
 // the maps (the calling thread's stack; __kmp_pt_my_stack).
 static kmp_pt_range *nt_exclusions(int *n, const kmp_pt_vma *v, int nv) {
   kmp_pt_range *priv = NULL;
   int npriv = __kmp_pt_private_ranges(KMP_PT_NEXTTOUCH, &priv);
   int cap = 3 * KMP_NT_MAX_SEGMENTS + __kmp_threads_capacity + npriv, k = 0;
-  kmp_pt_range *x = (kmp_pt_range *)__kmp_allocate(sizeof(kmp_pt_range) * cap);
+  kmp_pt_range *x =
+      (kmp_pt_range *)KMP_INTERNAL_MALLOC(sizeof(kmp_pt_range) * cap);
+  if (!x)
+    KMP_FATAL(MemoryAllocFailed);
   uintptr_t pg = (uintptr_t)__kmp_pt_page;
   for (int i = 0; i < __kmp_threads_capacity && k < cap; i++) {
     kmp_info_t *th = __kmp_threads ? __kmp_threads[i] : NULL;
@@ -121,7 +125,7 @@ static kmp_pt_range *nt_exclusions(int *n, const kmp_pt_vma *v, int nv) {
     x[k].start = priv[i].start;
     x[k++].end = priv[i].end;
   }
-  __kmp_free(priv);
+  KMP_INTERNAL_FREE(priv);
   qsort(x, k, sizeof(kmp_pt_range), nt_cmp_interval);
   *n = k;
   return x;
@@ -598,7 +602,7 @@ void __kmp_nt_arm_pending() {
   KMP_PT_ADD(arms, 1);
   __kmp_free(pages);
   __kmp_free(status);
-  __kmp_free(x);
+  KMP_INTERNAL_FREE(x);
   if (vmas)
     __kmp_free(vmas);
   KMP_PT_ADD(arm_ns, __kmp_pt_now_ns() - t0);

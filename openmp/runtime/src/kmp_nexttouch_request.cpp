@@ -31,9 +31,13 @@ static kmp_nt_requests &nt_req = __kmp_nt_requests;
 // the next arming get no partition hints (their batches stop at segment
 // ends only).
 static void nt_add_item(uintptr_t start, uintptr_t end) {
-  if (!nt_req.items)
-    nt_req.items =
-        (kmp_pt_range *)__kmp_allocate(sizeof(kmp_pt_range) * KMP_NT_MAX_ITEMS);
+  if (!nt_req.items) {
+    // Not cleared: a program with few items never faults in the rest.
+    nt_req.items = (kmp_pt_range *)KMP_INTERNAL_MALLOC(sizeof(kmp_pt_range) *
+                                                       KMP_NT_MAX_ITEMS);
+    if (!nt_req.items)
+      KMP_FATAL(MemoryAllocFailed);
+  }
   for (int i = nt_req.nitems - 1; i >= 0 && i >= nt_req.nitems - 8; i--)
     if (nt_req.items[i].start == start && nt_req.items[i].end == end)
       return; // asked again

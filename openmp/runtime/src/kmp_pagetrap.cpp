@@ -235,7 +235,11 @@ int __kmp_pt_private_ranges(int self, kmp_pt_range **out) {
     if (id != self && en && en->private_ranges)
       max += en->max_private;
   }
-  kmp_pt_range *r = (kmp_pt_range *)__kmp_allocate(sizeof(*r) * max);
+  // Room for every engine's largest table, of which a few entries are used:
+  // not cleared, so that the pages never written are never faulted in.
+  kmp_pt_range *r = (kmp_pt_range *)KMP_INTERNAL_MALLOC(sizeof(*r) * max);
+  if (!r)
+    KMP_FATAL(MemoryAllocFailed);
   int k = 0;
   if (__kmp_pt_private_table(&r[k].start, &r[k].end))
     k++;

@@ -319,8 +319,8 @@ static inline void __kmp_pt_set_watched(int id, int on) {
 // error.
 int __kmp_pt_yield(int self, uintptr_t a, uintptr_t e);
 // The private mappings of the layer and of the engines other than `self`,
-// which `self` must never protect: *out allocated with __kmp_allocate;
-// their number.
+// which `self` must never protect: *out allocated with KMP_INTERNAL_MALLOC
+// (free it with KMP_INTERNAL_FREE); their number.
 int __kmp_pt_private_ranges(int self, kmp_pt_range **out);
 
 // ---------------------------------------------------------------------------

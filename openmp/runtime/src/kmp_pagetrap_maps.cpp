@@ -41,18 +41,21 @@ static uintptr_t pt_hex(const char *&s) {
   }
 }
 
-// The whole file in one buffer (allocated with __kmp_allocate).
+// The whole file in one buffer (KMP_INTERNAL_MALLOC, not cleared: a first
+// read faults in only the pages it fills).
 static char *pt_slurp(const char *path) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return NULL;
   size_t cap = 1 << 16, len = 0;
-  char *buf = (char *)__kmp_allocate(cap);
+  char *buf = (char *)KMP_INTERNAL_MALLOC(cap);
+  if (!buf)
+    KMP_FATAL(MemoryAllocFailed);
   for (;;) {
     if (len + 4096 > cap) {
-      char *nb = (char *)__kmp_allocate(cap * 2);
-      memcpy(nb, buf, len);
-      __kmp_free(buf);
+      char *nb = (char *)KMP_INTERNAL_REALLOC(buf, cap * 2);
+      if (!nb)
+        KMP_FATAL(MemoryAllocFailed);
       buf = nb;
       cap *= 2;
     }
@@ -140,7 +143,7 @@ int __kmp_pt_read_maps(kmp_pt_vma **out, int smaps) {
     v[n++] = m;
     s = *eol ? eol + 1 : eol;
   }
-  __kmp_free(buf);
+  KMP_INTERNAL_FREE(buf);
   *out = v;
   return n;
 }
