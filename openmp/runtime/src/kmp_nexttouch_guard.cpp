@@ -54,21 +54,34 @@ int __kmp_nt_segv_guard() {
   return 1;
 }
 
-// At a join the check costs a read of every thread's status (10-20 us each),
-// which would dominate short regions while pages stay armed.  So it runs at
-// the first join after each arming (the region that armed may have blocked
-// SIGSEGV in a thread), then at most every KMP_NT_SEGV_RECHECK_NS.
+// At a join the check costs a read of every thread's status (10-20 us each
+// natively, far more in an emulator or with many threads), which would
+// dominate short regions while pages stay armed.  So it runs at the first
+// join after each arming (the region that armed may have blocked SIGSEGV in
+// a thread), then at most every KMP_NT_SEGV_RECHECK_NS, and never more often
+// than keeps it under 1 % of the time: the next check waits 100 times what
+// the last one took (a check that waited for a thread glibc blocked for a
+// moment included), at most KMP_NT_SEGV_RECHECK_MAX_NS.
 #define KMP_NT_SEGV_RECHECK_NS 10000000ULL
-static kmp_uint64 nt_arm_epoch = 1, nt_segv_epoch = 0, nt_segv_ns = 0;
+#define KMP_NT_SEGV_RECHECK_MAX_NS 1000000000ULL
+#define KMP_NT_SEGV_RECHECK_SHARE 100
+static kmp_uint64 nt_arm_epoch = 1, nt_segv_epoch = 0, nt_segv_ns = 0,
+                  nt_segv_wait_ns = KMP_NT_SEGV_RECHECK_NS;
 
 int __kmp_nt_segv_guard_join() {
   kmp_uint64 now = __kmp_pt_now_ns();
-  if (nt_segv_epoch == nt_arm_epoch &&
-      now - nt_segv_ns < KMP_NT_SEGV_RECHECK_NS)
+  if (nt_segv_epoch == nt_arm_epoch && now - nt_segv_ns < nt_segv_wait_ns)
     return 0;
   nt_segv_epoch = nt_arm_epoch;
-  nt_segv_ns = now;
-  return __kmp_nt_segv_guard();
+  int rc = __kmp_nt_segv_guard();
+  nt_segv_ns = __kmp_pt_now_ns();
+  kmp_uint64 took = (nt_segv_ns - now) * KMP_NT_SEGV_RECHECK_SHARE;
+  if (took < KMP_NT_SEGV_RECHECK_NS)
+    took = KMP_NT_SEGV_RECHECK_NS;
+  if (took > KMP_NT_SEGV_RECHECK_MAX_NS)
+    took = KMP_NT_SEGV_RECHECK_MAX_NS;
+  nt_segv_wait_ns = took;
+  return rc;
 }
 
 void __kmp_nt_segv_guard_armed() { nt_arm_epoch++; }
