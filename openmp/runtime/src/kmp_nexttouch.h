@@ -113,6 +113,12 @@ extern volatile int __kmp_nt_nproc;
 #define KMP_NT_TEAM_MAX 256
 extern kmp_thread_t __kmp_nt_team[KMP_NT_TEAM_MAX];
 extern volatile int __kmp_nt_team_size;
+// Whether the calling thread runs a loop with schedule(static) and no chunk
+// (__kmp_nexttouch_loop_start): it touches one block of the iterations, its
+// own part of what the loop walks.  Written by the thread, read by its fault
+// handler (initial-exec TLS: one %fs-relative access).
+extern __thread int __kmp_nt_tls_block_loop
+    __attribute__((tls_model("initial-exec")));
 
 // Pages of a unit of `seg`.
 static inline kmp_uint64 __kmp_nt_unit_pages(const kmp_nt_segment *seg) {

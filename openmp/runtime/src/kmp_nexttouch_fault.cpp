@@ -219,7 +219,13 @@ static bool nt_own_part_start(kmp_nt_segment *seg, size_t u,
 // (nt_own_part_start) takes the largest window at its second fault instead
 // of growing to it: nt_batch_limit keeps it in the part.  The primary
 // thread's does once another thread of the team has started its own part
-// in the segment.
+// in the segment.  In a loop with schedule(static) and no chunk the part is
+// the thread's own (__kmp_nt_tls_block_loop): the stream takes the largest
+// window at its first fault (nt_first_window).
+static int nt_first_window(bool part_start) {
+  return part_start && __kmp_nt_tls_block_loop ? __kmp_nexttouch_max_window : 1;
+}
+
 static nt_stream *nt_stream_for(kmp_nt_segment *seg, size_t u,
                                 const kmp_pt_range &it, kmp_uint64 gen,
                                 int *w) {
@@ -232,7 +238,7 @@ static nt_stream *nt_stream_for(kmp_nt_segment *seg, size_t u,
       if (s->stop && u >= s->stop)
         s->stop = 0;
       if (s->part_start && !s->stop &&
-          (nt_tls_tid > 0 ||
+          (nt_tls_tid > 0 || __kmp_nt_tls_block_loop ||
            __atomic_load_n(&seg->part_starters, __ATOMIC_ACQUIRE) > 0))
         *w = __kmp_nexttouch_max_window;
       else
@@ -244,10 +250,10 @@ static nt_stream *nt_stream_for(kmp_nt_segment *seg, size_t u,
     if (s->lru < victim->lru)
       victim = s;
   }
-  *w = 1;
   victim->first = u;
   victim->stop = 0;
   victim->part_start = nt_own_part_start(seg, u, it);
+  *w = nt_first_window(victim->part_start);
   if (nt_tls_start_seg == seg && nt_tls_start_gen == gen &&
       nt_tls_start_item == item && u > nt_tls_start_unit) {
     size_t nproc = (size_t)__atomic_load_n(&__kmp_nt_nproc, __ATOMIC_ACQUIRE);
@@ -481,10 +487,11 @@ int __kmp_nt_fault(uintptr_t addr, void *uc) {
       if (st && u >= part_end) {
         // The stream went on past its part (a thread whose loop is not
         // split like the item, or a stencil reading its neighbour's first
-        // row): it starts over here, from a window of one page.
+        // row): it starts over here, from a window of one page (or the
+        // largest, where its own part starts in a block-scheduled loop).
         st->first = u;
         st->part_start = nt_own_part_start(seg, u, it);
-        w = 1;
+        w = nt_first_window(st->part_start);
         part_end = nt_part_end(seg, u, it);
       }
       size_t wu = (size_t)(w + unit_pages - 1) / unit_pages;

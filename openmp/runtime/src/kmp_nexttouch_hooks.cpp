@@ -1,10 +1,12 @@
 /*
  * kmp_nexttouch_hooks.cpp -- affinity-on-next-touch: the runtime's hooks at
- * the fork and the join of a team (kmp.h), and the engine's hooks for
- * fork(2) and shutdown (called by the page-trap layer).
+ * the fork and the join of a team and at the start and end of a static loop
+ * (kmp.h), and the engine's hooks for fork(2) and shutdown (called by the
+ * page-trap layer).
  *
- * Runs on the primary thread of a forking or joining team, in libomp's
- * pthread_atfork handlers, or in __kmp_cleanup; never in a signal handler.
+ * Runs on the primary thread of a forking or joining team, on each thread
+ * of a team as it starts and ends a loop, in libomp's pthread_atfork
+ * handlers, or in __kmp_cleanup; never in a signal handler.
  */
 
 //===----------------------------------------------------------------------===//
@@ -23,6 +25,7 @@ volatile int __kmp_nt_teams_running = 0;
 volatile int __kmp_nt_nproc = 1;
 kmp_thread_t __kmp_nt_team[KMP_NT_TEAM_MAX];
 volatile int __kmp_nt_team_size = 0;
+__thread int __kmp_nt_tls_block_loop __attribute__((tls_model("initial-exec")));
 
 // fork(2) (kmp_pagetrap.cpp says in which order the engines' locks are
 // taken).  The child has one thread: a unit that a thread the child does not
@@ -119,5 +122,23 @@ void __kmp_nexttouch_join(ident_t *loc, int gtid, kmp_team_t *team) {
 #else
   (void)gtid;
   (void)team;
+#endif
+}
+
+// A loop with schedule(static) and no chunk gives each thread one block of
+// its iterations: the fault path may then take the thread's whole part of an
+// item at the first fault where the part starts (nt_stream_for).  Other
+// schedules, and code outside loops, leave it to the adaptive window.
+void __kmp_nexttouch_loop_start(enum sched_type schedule) {
+#if KMP_PAGETRAP_SUPPORTED
+  __kmp_nt_tls_block_loop = schedule == kmp_sch_static;
+#else
+  (void)schedule;
+#endif
+}
+
+void __kmp_nexttouch_loop_end() {
+#if KMP_PAGETRAP_SUPPORTED
+  __kmp_nt_tls_block_loop = 0;
 #endif
 }
