@@ -17,6 +17,10 @@
 # rebuild during the run leaves alone), parts/, logs/ (tools/guest-run's:
 # NAME.log, NAME.rc, times.txt, boot-<N>n.log; native runs' logs too) and
 # one directory per family for its report (CSVs, tables, plots).
+#
+# Every driver's guests (tools/guest-run): GUEST_MEM=1024 MiB per node,
+# THP=madvise (transparent_hugepage=), GUEST_PLAIN=1 boots them without
+# norandmaps and tsc=reliable (what these take out of the emulated times).
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CLANG=${CC_NT:-$TOP/build/bin/clang}
@@ -66,7 +70,9 @@ setup_dir() {
     echo "host_load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)"
     echo "qemu=$(qemu-system-x86_64 --version 2>/dev/null | head -1)"
     echo "guest=N nodes x ${GUEST_MEM:-1024} MiB, N vCPUs (one per node), QEMU/TCG," \
-         "transparent_hugepage=${THP:-madvise}, numa_balancing 0 (1 for AutoNUMA only)"
+         "transparent_hugepage=${THP:-madvise}, numa_balancing 0 (1 for AutoNUMA only)," \
+         "$([ "${GUEST_PLAIN:-0}" = 1 ] && echo "address-space randomisation, HPET clock (GUEST_PLAIN=1)" ||
+            echo "norandmaps, tsc=reliable")"
   } >"$DIR/config.txt"
 }
 
@@ -100,6 +106,7 @@ guests() {
     local files=(--file "$DIR/bin" --file "$DIR/lib")
     [ -f "$DIR/parts/files" ] && while read -r f; do files+=(--file "$f"); done <"$DIR/parts/files"
     "$GUEST_RUN" --nodes "$n" --mem "${GUEST_MEM:-1024}" --thp "${THP:-madvise}" \
+      $([ "${GUEST_PLAIN:-0}" = 1 ] && echo --plain) \
       "${files[@]}" --out "$DIR/logs" $(cat "$DIR/parts/${n}n.list") || rc=1
   done
   return $rc
