@@ -395,8 +395,10 @@ static void ro_end(kmp_readonly_region *h) {
         continue;
       // Its copies' bytes on pages shared with other data, or on pages it
       // could not protect, may change unseen.
-      if (__kmp_ro_has_edges(it) || (it->kind & KMP_RO_UNPROTECTED))
+      if (it->kind & KMP_RO_UNPROTECTED)
         __kmp_ro_close_replicas(it);
+      else if (__kmp_ro_has_edges(it))
+        __kmp_ro_close_edges(it);
       if (it->kind & KMP_RO_NOKEEP)
         __kmp_ro_open_chunks(it, 0, it->nchunks);
     }

@@ -68,12 +68,16 @@ struct kmp_ro_replica {
   size_t map_bytes; // of the whole mapping, dirty bytes included
   volatile int busy; // a thread is preparing it for a region
   volatile kmp_uint64 ready; // the region (activation) it is prepared for
-  // The copy is inaccessible (between regions, for an item with edges, or
-  // after the kernel changed the item unseen): a pointer into it kept from a
-  // region and used now is stopped with a message, not served stale data.
-  // Without edges only the chunks written since (dirty) are inaccessible.
-  volatile int closed;
+  // Where the copy may be out of date it is inaccessible: a pointer into it
+  // kept from a region and used now is stopped with a message, not served
+  // stale data.  The chunks written since its region (dirty) always; between
+  // regions, for an item with edges, the pages that hold them
+  // (KMP_RO_COPY_EDGES: the program may change those bytes unseen); all of
+  // it (KMP_RO_COPY_CLOSED) after the kernel changed the item unseen, or
+  // between regions for an item whose pages are not all protected.
+  volatile int closed; // KMP_RO_COPY_*
 };
+enum { KMP_RO_COPY_OPEN, KMP_RO_COPY_EDGES, KMP_RO_COPY_CLOSED };
 
 // A cached list item, in a private mapping of its own followed by its chunk
 // states; read without locks by the fault path.
@@ -219,9 +223,13 @@ char *__kmp_ro_replica(kmp_ro_item *it, int node, kmp_uint64 act);
 // copies' memory is freed, their addresses are kept in a grave.
 void __kmp_ro_free_replicas(kmp_ro_item *it);
 // The copies become inaccessible (at the end of the last region using an
-// item with edges, under __kmp_ro_lock; when the kernel changed the item
-// unseen, async-signal-safe).
+// item whose pages are not all protected, under __kmp_ro_lock; when the
+// kernel changed the item unseen, async-signal-safe).
 void __kmp_ro_close_replicas(kmp_ro_item *it);
+// At the end of the last region using an item with edges, under
+// __kmp_ro_lock: the pages of its copies that hold the edges become
+// inaccessible (a copy with chunks written in the region: all of it).
+void __kmp_ro_close_edges(kmp_ro_item *it);
 // fork(2): in the child, preparations of absent threads are forgotten.
 void __kmp_ro_replicas_atfork_child(kmp_ro_item *it);
 // fork(2) while a region used it: in the child, its replicas are made

@@ -159,8 +159,7 @@ static void ro_write_all(const char *s, size_t n) {
 // them kept from a region is not served stale data.
 void __kmp_ro_mark_dirty(kmp_ro_item *it, size_t lo, size_t hi) {
   int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
-  int hide = !__kmp_ro_has_edges(it) &&
-              !__atomic_load_n(&it->users, __ATOMIC_SEQ_CST);
+  int hide = !__atomic_load_n(&it->users, __ATOMIC_SEQ_CST);
   uintptr_t s0, e0, s1, e1;
   __kmp_ro_chunk_range(it, lo, &s0, &e0);
   __kmp_ro_chunk_range(it, hi - 1, &s1, &e1);
@@ -179,10 +178,48 @@ void __kmp_ro_close_replicas(kmp_ro_item *it) {
   int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
   for (int n = 0; n < nodes; n++) {
     kmp_ro_replica *r = &it->rep[n];
-    if (r->map && !r->closed) {
+    if (r->map && r->closed != KMP_RO_COPY_CLOSED) {
       __kmp_pt_mprotect(r->map, it->mend - it->mbase, PROT_NONE);
-      __atomic_store_n(&r->closed, 1, __ATOMIC_RELEASE);
+      __atomic_store_n(&r->closed, KMP_RO_COPY_CLOSED, __ATOMIC_RELEASE);
     }
+  }
+}
+
+// Only the edges may change unseen: the original's pages the item covers
+// whole are protected between regions, and a write there hides the chunks
+// it opens in every copy (__kmp_ro_mark_dirty).  So the rest of a copy stays
+// readable, and the next region start reopens two pages, not the copy: an
+// mprotect of a whole copy changes every page table entry of it and flushes
+// every CPU's TLB, at every region.  A copy of a few pages is closed whole:
+// one call, one flush of its pages (each call is a round of TLB shoot-down
+// interrupts), as cheap as one of its pages.
+#define KMP_RO_SMALL_COPY_PAGES 32
+void __kmp_ro_close_edges(kmp_ro_item *it) {
+  if (it->pbase >= it->pend || // no whole page: it is all edge
+      it->mend - it->mbase <=
+          (uintptr_t)KMP_RO_SMALL_COPY_PAGES * __kmp_pt_page) {
+    __kmp_ro_close_replicas(it);
+    return;
+  }
+  int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
+  for (int n = 0; n < nodes; n++) {
+    kmp_ro_replica *r = &it->rep[n];
+    if (!r->map || r->closed != KMP_RO_COPY_OPEN)
+      continue;
+    int written = 0; // in the region (KMP_READONLY_WRITES=warn): not hidden
+    for (size_t c = 0; c < it->nchunks && !written; c++)
+      written = __atomic_load_n(&r->dirty[c], __ATOMIC_ACQUIRE);
+    if (written) {
+      __kmp_pt_mprotect(r->map, it->mend - it->mbase, PROT_NONE);
+      __atomic_store_n(&r->closed, KMP_RO_COPY_CLOSED, __ATOMIC_RELEASE);
+      continue;
+    }
+    if (it->mbase < it->pbase)
+      __kmp_pt_mprotect(r->map, it->pbase - it->mbase, PROT_NONE);
+    if (it->pend < it->mend)
+      __kmp_pt_mprotect(r->map + (it->pend - it->mbase), it->mend - it->pend,
+                        PROT_NONE);
+    __atomic_store_n(&r->closed, KMP_RO_COPY_EDGES, __ATOMIC_RELEASE);
   }
 }
 
@@ -386,11 +423,15 @@ int __kmp_ro_fault(uintptr_t addr, void *uc) {
         // A pointer into the copy, kept from a region and used after it
         // where the copy is closed or out of date.
         uintptr_t orig = it->mbase + (addr - (uintptr_t)m);
-        int dirty = orig >= it->pbase && orig < it->pend &&
-                    __atomic_load_n(&it->rep[n].dirty[(orig - it->pbase) /
-                                                      __kmp_ro_chunk_bytes()],
-                                    __ATOMIC_ACQUIRE);
-        if (__atomic_load_n(&it->rep[n].closed, __ATOMIC_ACQUIRE) ||
+        int whole = orig >= it->pbase && orig < it->pend;
+        int dirty =
+            whole &&
+            __atomic_load_n(
+                &it->rep[n].dirty[(orig - it->pbase) / __kmp_ro_chunk_bytes()],
+                __ATOMIC_ACQUIRE);
+        int closed = __atomic_load_n(&it->rep[n].closed, __ATOMIC_ACQUIRE);
+        if (closed == KMP_RO_COPY_CLOSED ||
+            (closed == KMP_RO_COPY_EDGES && !whole) ||
             (dirty && !__atomic_load_n(&it->users, __ATOMIC_ACQUIRE))) {
           ro_say_item(__kmp_ro_msg_stale, it, addr, n);
           abort();

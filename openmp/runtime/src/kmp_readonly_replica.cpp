@@ -133,10 +133,19 @@ static size_t ro_refresh(kmp_ro_item *it, kmp_ro_replica *r) {
 
 static void ro_prepare(kmp_ro_item *it, kmp_ro_replica *r, int node) {
   kmp_uint64 t0 = __kmp_pt_now_ns();
-  if (r->map && __atomic_load_n(&r->closed, __ATOMIC_ACQUIRE)) {
+  int closed =
+      r->map ? __atomic_load_n(&r->closed, __ATOMIC_ACQUIRE) : KMP_RO_COPY_OPEN;
+  if (closed == KMP_RO_COPY_CLOSED) {
     __kmp_pt_mprotect(r->map, it->mend - it->mbase, PROT_READ);
-    __atomic_store_n(&r->closed, 0, __ATOMIC_RELEASE);
+  } else if (closed == KMP_RO_COPY_EDGES) {
+    if (it->mbase < it->pbase)
+      __kmp_pt_mprotect(r->map, it->pbase - it->mbase, PROT_READ);
+    if (it->pend < it->mend)
+      __kmp_pt_mprotect(r->map + (it->pend - it->mbase), it->mend - it->pend,
+                        PROT_READ);
   }
+  if (closed != KMP_RO_COPY_OPEN)
+    __atomic_store_n(&r->closed, KMP_RO_COPY_OPEN, __ATOMIC_RELEASE);
   if (!r->map) {
     if (!ro_make(it, r, node)) {
       KMP_PT_ADD(readonly_fallback_budget, 1); // no memory: the original
@@ -221,7 +230,7 @@ void __kmp_ro_free_replicas(kmp_ro_item *it) {
     r->map_bytes = 0;
     r->ready = 0;
     r->busy = 0;
-    r->closed = 0;
+    r->closed = KMP_RO_COPY_OPEN;
   }
 }
 
@@ -245,7 +254,7 @@ void __kmp_ro_replicas_disown(kmp_ro_item *it) {
     r->map_bytes = 0;
     r->ready = 0;
     r->busy = 0;
-    r->closed = 0;
+    r->closed = KMP_RO_COPY_OPEN;
   }
 }
 

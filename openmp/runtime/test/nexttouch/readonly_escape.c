@@ -3,13 +3,16 @@
 // program stops with a message that names the item and the rule -- never
 // stale data, never a plain SIGSEGV.  With replicas (KMP_READONLY_FORCE)
 // such a pointer may point into the thread's node's copy: the parts of it
-// the program wrote since are inaccessible (all of it between regions for
-// an item that shares pages with other data), and a dropped copy's
-// addresses stay reserved.
+// the program wrote since are inaccessible (and between regions the pages
+// that hold bytes of an item that shares pages with other data), and a
+// dropped copy's addresses stay reserved.
 //   stale     used after the region, after a write to the item: stopped
 //   unchanged used after the region, nothing written: reads the data
 //   heap      an item on the heap (shares its first and last page), used
-//             after the region: stopped
+//             after the region on its first page: stopped
+//   heapmid   the same, in the middle of the item, nothing written: reads
+//             the data (the pages it covers whole stay readable)
+//   heapmidw  the same after a write there: stopped
 //   stack     an array on the stack (not protected between regions, so
 //             written unseen), used after the region: stopped
 //   dropped   used after kmp_readonly_release dropped the copy: stopped
@@ -23,6 +26,8 @@
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run stale 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %libomp-run unchanged 2>&1 | FileCheck %s --check-prefix=UNCHANGED
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run heap 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
+// RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %libomp-run heapmid 2>&1 | FileCheck %s --check-prefix=HEAPMID
+// RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run heapmidw 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run stack 2>&1 | FileCheck %s --check-prefix=STACK
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run dropped 2>&1 | FileCheck %s --check-prefixes=TRAP,DROPPED
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run write 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
@@ -40,6 +45,7 @@
 // STACK-NOT: NOT REACHED
 //
 // UNCHANGED: readonly_escape unchanged: PASS
+// HEAPMID: readonly_escape heapmid: PASS
 // AGAIN: readonly_escape again: PASS
 // HOME: readonly_escape home: PASS
 // STATUS: readonly_escape status: PASS
@@ -49,8 +55,9 @@
 
 enum { N = 51200 };
 static double *a;
+static long kept = 5; // the element whose address thread 0 keeps
 
-// The address of a[5] as thread 0 of a region listing a saw it, and the sum
+// The address of a[kept] as thread 0 of a region listing a saw it, and the sum
 // the region read.
 static double *region(double *seen) {
   double *best = NULL;
@@ -59,7 +66,7 @@ static double *region(double *seen) {
 #pragma omp parallel num_threads(2) readonly(a[0 : n]) reduction(+ : sum)
   {
     if (omp_get_thread_num() == 0)
-      best = &a[5];
+      best = &a[kept];
     sum += a[omp_get_thread_num()];
   }
   if (seen)
@@ -92,8 +99,11 @@ int main(int argc, char **argv) {
   }
   // "heap": not page-aligned whatever the allocator gives (a sanitizer's
   // may give whole pages).
-  a = !strcmp(mode, "heap") ? (double *)malloc((N + 1) * sizeof(double)) + 1
-                             : (double *)nt_map(N * sizeof(double));
+  int heap = !strncmp(mode, "heap", 4);
+  a = heap ? (double *)malloc((N + 1) * sizeof(double)) + 1
+           : (double *)nt_map(N * sizeof(double));
+  if (!strncmp(mode, "heapmid", 7))
+    kept = N / 2;
   for (long i = 0; i < N; i++)
     a[i] = i % 7;
   if (!strcmp(mode, "status")) {
@@ -132,13 +142,15 @@ int main(int argc, char **argv) {
     return nt_done(!strcmp(mode, "again") ? "readonly_escape again"
                                           : "readonly_escape home");
   }
-  NT_CHECK(p != &a[5], "forced: thread 0 read a replica");
-  if (!strcmp(mode, "unchanged")) {
-    NT_CHECK(*p == 5, "read %g through the kept pointer, want 5", *p);
-    return nt_done("readonly_escape unchanged");
+  NT_CHECK(p != &a[kept], "forced: thread 0 read a replica");
+  if (!strcmp(mode, "unchanged") || !strcmp(mode, "heapmid")) {
+    NT_CHECK(*p == kept % 7, "read %g through the kept pointer, want %ld", *p,
+             kept % 7);
+    return nt_done(!strcmp(mode, "heapmid") ? "readonly_escape heapmid"
+                                            : "readonly_escape unchanged");
   }
   if (strcmp(mode, "heap"))
-    a[5] = 3; // the original changes: the copy would be stale
+    a[kept] = 3; // the original changes: the copy would be stale
   if (!strcmp(mode, "dropped"))
     NT_CHECK(kmp_readonly_release(a, N * sizeof(double)) == 0, "release");
   if (!strcmp(mode, "write"))
