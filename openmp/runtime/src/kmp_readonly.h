@@ -123,6 +123,16 @@ static inline int __kmp_ro_has_edges(const kmp_ro_item *it) {
 
 #if KMP_PAGETRAP_SUPPORTED
 
+// Give the pages of the copy m of it that hold its edges (its bytes outside
+// the pages it covers whole) the protection prot.  Async-signal-safe.
+static inline void __kmp_ro_protect_edges(const kmp_ro_item *it, char *m,
+                                          int prot) {
+  if (it->mbase < it->pbase)
+    __kmp_pt_mprotect(m, it->pbase - it->mbase, prot);
+  if (it->pend < it->mend)
+    __kmp_pt_mprotect(m + (it->pend - it->mbase), it->mend - it->pend, prot);
+}
+
 // The table the fault path reads (kmp_pt_table): slots are published and
 // emptied under __kmp_ro_lock; its generation is bumped when protections
 // change and at drops.

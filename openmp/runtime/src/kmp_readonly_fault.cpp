@@ -214,11 +214,7 @@ void __kmp_ro_close_edges(kmp_ro_item *it) {
       __atomic_store_n(&r->closed, KMP_RO_COPY_CLOSED, __ATOMIC_RELEASE);
       continue;
     }
-    if (it->mbase < it->pbase)
-      __kmp_pt_mprotect(r->map, it->pbase - it->mbase, PROT_NONE);
-    if (it->pend < it->mend)
-      __kmp_pt_mprotect(r->map + (it->pend - it->mbase), it->mend - it->pend,
-                        PROT_NONE);
+    __kmp_ro_protect_edges(it, r->map, PROT_NONE);
     __atomic_store_n(&r->closed, KMP_RO_COPY_EDGES, __ATOMIC_RELEASE);
   }
 }

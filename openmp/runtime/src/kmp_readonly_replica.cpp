@@ -138,11 +138,7 @@ static void ro_prepare(kmp_ro_item *it, kmp_ro_replica *r, int node) {
   if (closed == KMP_RO_COPY_CLOSED) {
     __kmp_pt_mprotect(r->map, it->mend - it->mbase, PROT_READ);
   } else if (closed == KMP_RO_COPY_EDGES) {
-    if (it->mbase < it->pbase)
-      __kmp_pt_mprotect(r->map, it->pbase - it->mbase, PROT_READ);
-    if (it->pend < it->mend)
-      __kmp_pt_mprotect(r->map + (it->pend - it->mbase), it->mend - it->pend,
-                        PROT_READ);
+    __kmp_ro_protect_edges(it, r->map, PROT_READ);
   }
   if (closed != KMP_RO_COPY_OPEN)
     __atomic_store_n(&r->closed, KMP_RO_COPY_OPEN, __ATOMIC_RELEASE);
