@@ -41,8 +41,11 @@ static uintptr_t pt_hex(const char *&s) {
   }
 }
 
-// The whole file in one buffer (KMP_INTERNAL_MALLOC, not cleared: a first
-// read faults in only the pages it fills).
+// The whole file in one buffer (KMP_INTERNAL_MALLOC, not cleared: only the
+// pages it fills are faulted in).  The kernel reads into a buffer on the
+// stack, and memcpy moves the bytes: the heap may hold pages an engine
+// protects (a cached readonly item the program freed), which a write from
+// user space opens through the fault path, and which read() would fail on.
 static char *pt_slurp(const char *path) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -51,19 +54,21 @@ static char *pt_slurp(const char *path) {
   char *buf = (char *)KMP_INTERNAL_MALLOC(cap);
   if (!buf)
     KMP_FATAL(MemoryAllocFailed);
+  char part[4096];
   for (;;) {
-    if (len + 4096 > cap) {
+    ssize_t r = read(fd, part, sizeof part);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      break;
+    if (len + r + 1 > cap) {
       char *nb = (char *)KMP_INTERNAL_REALLOC(buf, cap * 2);
       if (!nb)
         KMP_FATAL(MemoryAllocFailed);
       buf = nb;
       cap *= 2;
     }
-    ssize_t r = read(fd, buf + len, cap - len - 1);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      break;
+    memcpy(buf + len, part, r);
     len += r;
   }
   close(fd);

@@ -394,8 +394,9 @@ static void ro_end(kmp_readonly_region *h) {
       if (!it || __atomic_sub_fetch(&it->users, 1, __ATOMIC_SEQ_CST) != 0)
         continue;
       // Its copies' bytes on pages shared with other data, or on pages it
-      // could not protect, may change unseen.
-      if (it->kind & KMP_RO_UNPROTECTED)
+      // could not protect, may change unseen; those of an item the kernel
+      // changed while the region read it are out of date already.
+      if (it->kind & (KMP_RO_UNPROTECTED | KMP_RO_STALE))
         __kmp_ro_close_replicas(it);
       else if (__kmp_ro_has_edges(it))
         __kmp_ro_close_edges(it);

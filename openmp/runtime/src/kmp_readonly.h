@@ -125,12 +125,18 @@ static inline int __kmp_ro_has_edges(const kmp_ro_item *it) {
 
 // Give the pages of the copy m of it that hold its edges (its bytes outside
 // the pages it covers whole) the protection prot.  Async-signal-safe.
-static inline void __kmp_ro_protect_edges(const kmp_ro_item *it, char *m,
-                                          int prot) {
-  if (it->mbase < it->pbase)
-    __kmp_pt_mprotect(m, it->pbase - it->mbase, prot);
-  if (it->pend < it->mend)
-    __kmp_pt_mprotect(m + (it->pend - it->mbase), it->mend - it->pend, prot);
+// Returns 0, or -1 if a call failed (out of VMAs: a page in the middle of a
+// mapping splits it).
+static inline int __kmp_ro_protect_edges(const kmp_ro_item *it, char *m,
+                                         int prot) {
+  int rc = 0;
+  if (it->mbase < it->pbase &&
+      __kmp_pt_mprotect(m, it->pbase - it->mbase, prot) != 0)
+    rc = -1;
+  if (it->pend < it->mend && __kmp_pt_mprotect(m + (it->pend - it->mbase),
+                                               it->mend - it->pend, prot) != 0)
+    rc = -1;
+  return rc;
 }
 
 // The table the fault path reads (kmp_pt_table): slots are published and

@@ -153,10 +153,17 @@ static void ro_write_all(const char *s, size_t n) {
 // ---------------------------------------------------------------------------
 // Opening chunks
 
+// Copy r of it becomes inaccessible, all of it.  A call over the whole copy
+// splits no mapping (the copy is one already), so it cannot run out of VMAs.
+static void ro_close_copy(kmp_ro_item *it, kmp_ro_replica *r) {
+  __kmp_pt_mprotect(r->map, it->mend - it->mbase, PROT_NONE);
+  __atomic_store_n(&r->closed, KMP_RO_COPY_CLOSED, __ATOMIC_RELEASE);
+}
+
 // The chunks [lo, hi) are written: each replica copies them again before its
-// next use, and, between regions (a region reads its replicas), an item
-// without edges makes them inaccessible meanwhile, so that a pointer into
-// them kept from a region is not served stale data.
+// next use, and, between regions (a region reads its replicas), makes them
+// inaccessible meanwhile, so that a pointer into them kept from a region is
+// not served stale data (the whole copy if that fails).
 void __kmp_ro_mark_dirty(kmp_ro_item *it, size_t lo, size_t hi) {
   int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
   int hide = !__atomic_load_n(&it->users, __ATOMIC_SEQ_CST);
@@ -169,8 +176,9 @@ void __kmp_ro_mark_dirty(kmp_ro_item *it, size_t lo, size_t hi) {
       continue;
     for (size_t c = lo; c < hi; c++)
       it->rep[n].dirty[c] = 1;
-    if (hide)
-      __kmp_pt_mprotect(m + (s0 - it->mbase), e1 - s0, PROT_NONE);
+    if (hide &&
+        __kmp_pt_mprotect(m + (s0 - it->mbase), e1 - s0, PROT_NONE) != 0)
+      ro_close_copy(it, &it->rep[n]);
   }
 }
 
@@ -178,10 +186,8 @@ void __kmp_ro_close_replicas(kmp_ro_item *it) {
   int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
   for (int n = 0; n < nodes; n++) {
     kmp_ro_replica *r = &it->rep[n];
-    if (r->map && r->closed != KMP_RO_COPY_CLOSED) {
-      __kmp_pt_mprotect(r->map, it->mend - it->mbase, PROT_NONE);
-      __atomic_store_n(&r->closed, KMP_RO_COPY_CLOSED, __ATOMIC_RELEASE);
-    }
+    if (r->map && r->closed != KMP_RO_COPY_CLOSED)
+      ro_close_copy(it, r);
   }
 }
 
@@ -204,18 +210,29 @@ void __kmp_ro_close_edges(kmp_ro_item *it) {
   int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
   for (int n = 0; n < nodes; n++) {
     kmp_ro_replica *r = &it->rep[n];
-    if (!r->map || r->closed != KMP_RO_COPY_OPEN)
+    int closed = __atomic_load_n(&r->closed, __ATOMIC_ACQUIRE);
+    if (!r->map || closed == KMP_RO_COPY_CLOSED)
       continue;
-    int written = 0; // in the region (KMP_READONLY_WRITES=warn): not hidden
+    // Chunks written while a region used the item were not hidden (in a
+    // region, KMP_READONLY_WRITES=warn; a serial write as a region started),
+    // in this copy or in one that this region did not prepare: all of it.
+    int written = 0;
     for (size_t c = 0; c < it->nchunks && !written; c++)
       written = __atomic_load_n(&r->dirty[c], __ATOMIC_ACQUIRE);
     if (written) {
-      __kmp_pt_mprotect(r->map, it->mend - it->mbase, PROT_NONE);
-      __atomic_store_n(&r->closed, KMP_RO_COPY_CLOSED, __ATOMIC_RELEASE);
+      ro_close_copy(it, r);
       continue;
     }
-    __kmp_ro_protect_edges(it, r->map, PROT_NONE);
-    __atomic_store_n(&r->closed, KMP_RO_COPY_EDGES, __ATOMIC_RELEASE);
+    if (closed != KMP_RO_COPY_OPEN)
+      continue;
+    if (__kmp_ro_protect_edges(it, r->map, PROT_NONE) != 0) {
+      ro_close_copy(it, r);
+      continue;
+    }
+    // Unless the copy was closed whole meanwhile (ro_mark_stale takes no
+    // lock): then it stays so.
+    __atomic_compare_exchange_n(&r->closed, &closed, KMP_RO_COPY_EDGES, false,
+                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
   }
 }
 

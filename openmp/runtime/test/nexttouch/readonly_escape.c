@@ -13,6 +13,9 @@
 //   heapmid   the same, in the middle of the item, nothing written: reads
 //             the data (the pages it covers whole stay readable)
 //   heapmidw  the same after a write there: stopped
+//   filemid   an item in a read-only file mapping that shares its first
+//             page, a pointer into its middle; the file is written while
+//             the region runs (the kernel changes the item unseen): stopped
 //   stack     an array on the stack (not protected between regions, so
 //             written unseen), used after the region: stopped
 //   dropped   used after kmp_readonly_release dropped the copy: stopped
@@ -28,6 +31,7 @@
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run heap 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %libomp-run heapmid 2>&1 | FileCheck %s --check-prefix=HEAPMID
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run heapmidw 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
+// RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run filemid 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run stack 2>&1 | FileCheck %s --check-prefix=STACK
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run dropped 2>&1 | FileCheck %s --check-prefixes=TRAP,DROPPED
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run write 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
@@ -56,6 +60,7 @@
 enum { N = 51200 };
 static double *a;
 static long kept = 5; // the element whose address thread 0 keeps
+static int file_fd = -1; // filemid: the file behind a (a[i] at (i + 1) * 8)
 
 // The address of a[kept] as thread 0 of a region listing a saw it, and the sum
 // the region read.
@@ -65,8 +70,15 @@ static double *region(double *seen) {
   double sum = 0;
 #pragma omp parallel num_threads(2) readonly(a[0 : n]) reduction(+ : sum)
   {
-    if (omp_get_thread_num() == 0)
+    if (omp_get_thread_num() == 0) {
       best = &a[kept];
+      if (file_fd >= 0) { // the item changes while the region reads it
+        double v = 9;
+        NT_CHECK(pwrite(file_fd, &v, sizeof v, (kept + 1) * sizeof v) ==
+                     sizeof v,
+                 "pwrite");
+      }
+    }
     sum += a[omp_get_thread_num()];
   }
   if (seen)
@@ -99,12 +111,27 @@ int main(int argc, char **argv) {
   }
   // "heap": not page-aligned whatever the allocator gives (a sanitizer's
   // may give whole pages).
-  int heap = !strncmp(mode, "heap", 4);
-  a = heap ? (double *)malloc((N + 1) * sizeof(double)) + 1
-           : (double *)nt_map(N * sizeof(double));
-  if (!strncmp(mode, "heapmid", 7))
+  int heap = !strncmp(mode, "heap", 4), file = !strcmp(mode, "filemid");
+  if (file) {
+    char path[] = "/tmp/readonly_escape.XXXXXX";
+    file_fd = mkstemp(path);
+    NT_CHECK(file_fd >= 0, "mkstemp");
+    unlink(path);
+    for (long i = 0; i < N + 1; i++) {
+      double v = i ? (i - 1) % 7 : 0;
+      NT_CHECK(write(file_fd, &v, sizeof v) == sizeof v, "write");
+    }
+    void *m = mmap(NULL, (N + 1) * sizeof(double), PROT_READ, MAP_PRIVATE,
+                   file_fd, 0);
+    NT_CHECK(m != MAP_FAILED, "mmap");
+    a = (double *)m + 1;
+  } else {
+    a = heap ? (double *)malloc((N + 1) * sizeof(double)) + 1
+             : (double *)nt_map(N * sizeof(double));
+  }
+  if (!strncmp(mode, "heapmid", 7) || file)
     kept = N / 2;
-  for (long i = 0; i < N; i++)
+  for (long i = 0; i < N && !file; i++)
     a[i] = i % 7;
   if (!strcmp(mode, "status")) {
     fflush(stdout);
@@ -149,7 +176,7 @@ int main(int argc, char **argv) {
     return nt_done(!strcmp(mode, "heapmid") ? "readonly_escape heapmid"
                                             : "readonly_escape unchanged");
   }
-  if (strcmp(mode, "heap"))
+  if (strcmp(mode, "heap") && !file)
     a[kept] = 3; // the original changes: the copy would be stale
   if (!strcmp(mode, "dropped"))
     NT_CHECK(kmp_readonly_release(a, N * sizeof(double)) == 0, "release");
