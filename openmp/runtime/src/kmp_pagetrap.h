@@ -356,6 +356,10 @@ int __kmp_pt_fault_is_write(const void *uc);
 // The bounds of the VMA that holds addr if it is private and inaccessible
 // ("---p"), read from /proc/self/maps through a small buffer.  1 if so.
 int __kmp_pt_none_vma(uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
+// Give the mapped pages of [start, end) the protection prot, VMA by VMA as
+// /proc/self/maps shows them (mprotect stops at the first hole).  0 if every
+// call succeeded.
+int __kmp_pt_mprotect_mapped(uintptr_t start, uintptr_t end, int prot);
 
 // The next definition of a wrapped C library function `name`, looked up once
 // into *cache; NULL if there is none.

@@ -102,15 +102,17 @@ static int pt_hexval(char c) {
                                 : 0;
 }
 
-// Read through a small buffer: the handler may run on a small alternate
-// stack.
-int __kmp_pt_none_vma(uintptr_t addr, uintptr_t *lo, uintptr_t *hi) {
+// Call fn(start, end, perms, arg) for each VMA of /proc/self/maps in
+// order until it returns nonzero; read through a small buffer, since the
+// handler may run on a small alternate stack.  Returns 0, or -1 if the maps
+// cannot be read.
+template <typename Fn> static int pt_walk_vmas(Fn fn) {
   int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return 0;
+    return -1;
   char buf[256], perm[4] = {0, 0, 0, 0};
   uintptr_t a = 0, b = 0;
-  int field = 0, k = 0, found = 0, done = 0; // fields: start, end, perms, rest
+  int field = 0, k = 0, done = 0; // fields: start, end, perms, rest
   while (!done) {
     ssize_t r = read(fd, buf, sizeof buf);
     if (r < 0 && errno == EINTR)
@@ -134,20 +136,46 @@ int __kmp_pt_none_vma(uintptr_t addr, uintptr_t *lo, uintptr_t *hi) {
         if (k == 4)
           field = 3;
       } else if (c == '\n') {
-        if (a <= addr && addr < b) {
-          found = perm[0] == '-' && perm[1] == '-' && perm[2] == '-' &&
-                  perm[3] == 'p';
-          *lo = a;
-          *hi = b;
-          done = 1;
-        }
+        done = fn(a, b, perm);
         a = b = 0;
         field = 0;
       }
     }
   }
   close(fd);
+  return 0;
+}
+
+int __kmp_pt_none_vma(uintptr_t addr, uintptr_t *lo, uintptr_t *hi) {
+  int found = 0;
+  pt_walk_vmas([&](uintptr_t a, uintptr_t b, const char *perm) {
+    if (b <= addr)
+      return 0;
+    if (a <= addr) {
+      found =
+          perm[0] == '-' && perm[1] == '-' && perm[2] == '-' && perm[3] == 'p';
+      *lo = a;
+      *hi = b;
+    }
+    return 1;
+  });
   return found;
+}
+
+int __kmp_pt_mprotect_mapped(uintptr_t start, uintptr_t end, int prot) {
+  int rc = 0;
+  if (pt_walk_vmas([&](uintptr_t a, uintptr_t b, const char *) {
+        if (b <= start)
+          return 0;
+        if (a >= end)
+          return 1;
+        uintptr_t s = a > start ? a : start, e = b < end ? b : end;
+        if (__kmp_pt_mprotect((void *)s, e - s, prot) != 0)
+          rc = -1;
+        return 0;
+      }) != 0)
+    rc = -1;
+  return rc;
 }
 
 void *__kmp_pt_next(void *volatile *cache, const char *name) {

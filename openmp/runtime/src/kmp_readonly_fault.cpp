@@ -245,9 +245,11 @@ static int ro_open_claimed(kmp_ro_item *it, size_t c, size_t e) {
   int rc = 0;
   if (__kmp_pt_mprotect((void *)s0, e1 - s0, it->prot) != 0) {
     // Out of VMAs (vm.max_map_count): one call over the whole item merges
-    // them again.  Every chunk is then open.
+    // them again.  Or the C library unmapped part of it (realloc() shrinking
+    // a block in place): around the holes.  Every chunk is then open.
     rc = -1;
-    __kmp_pt_mprotect((void *)it->pbase, it->pend - it->pbase, it->prot);
+    if (__kmp_pt_mprotect((void *)it->pbase, it->pend - it->pbase, it->prot))
+      __kmp_pt_mprotect_mapped(it->pbase, it->pend, it->prot);
     __kmp_ro_mark_dirty(it, 0, it->nchunks);
     for (size_t k = 0; k < it->nchunks; k++)
       if (k < c || k >= e)

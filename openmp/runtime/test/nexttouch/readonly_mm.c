@@ -6,13 +6,17 @@
 //  - munmap, then mmap at the same address with new content;
 //  - mprotect(PROT_READ | PROT_WRITE), a write, mprotect(PROT_READ) again;
 //  - mremap to a new address, written there, and back.
-// libomp's wrappers of these calls drop the cached item first.
+// libomp's wrappers of these calls drop the cached item first.  A raw
+// munmap (syscall(2), as the C library's own calls are) of a page in the
+// middle of an item of 3 chunks is not seen: the writes that follow, before
+// and after the hole, go on (the first opens every chunk, around the hole).
 // RUN: %libomp-compile && env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 \
 // RUN:   %libomp-run | FileCheck %s
 // REQUIRES: linux
 // CHECK: readonly_mm: PASS
 #define _GNU_SOURCE
 #include "nexttouch_test.h"
+#include <sys/syscall.h>
 
 enum { P = 16 };
 static long pg;
@@ -66,5 +70,17 @@ int main(void) {
            "mremap back");
   NT_CHECK(nt_ro_region_sum(d, P * pg, NULL) == 7L * P * pg,
            "after mremap and back: %ld", nt_ro_region_sum(d, P * pg, NULL));
+
+  long q = 3 * 32; // pages: 3 chunks
+  char *e = nt_map(q * pg);
+  memset(e, 8, q * pg);
+  NT_CHECK(nt_ro_region_sum(e, q * pg, NULL) == 8L * q * pg, "cached, 3 chunks");
+  NT_CHECK(syscall(SYS_munmap, e + 10 * pg, pg) == 0, "raw munmap");
+  e[5 * pg] = 9;   // chunk 0, before the hole
+  e[40 * pg] = 9;  // chunk 1, after it
+  e[90 * pg] = 9;  // chunk 2
+  e[20 * pg] = 9;  // chunk 0, after the hole
+  NT_CHECK(e[5 * pg] + e[20 * pg] + e[40 * pg] + e[90 * pg] == 36,
+           "writes around the hole");
   return nt_done("readonly_mm");
 }
