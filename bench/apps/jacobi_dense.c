@@ -627,13 +627,16 @@ int main(int argc, char **argv) {
   double steady =
       m % 2 ? iter_ms[1 + m / 2] : (iter_ms[m / 2] + iter_ms[m / 2 + 1]) / 2;
   uintptr_t pg = (uintptr_t)pagesize;
-  uint64_t item_pages =
-      ((uintptr_t)A + a_bytes + pg - 1) / pg - (uintptr_t)A / pg +
-      ((uintptr_t)b + b_bytes + pg - 1) / pg - (uintptr_t)b / pg;
-  // Replicas of A and b: each holds the pages under its item
-  // (readonly_replicas counts the replicas of both items: two per node that
-  // got them).
-  uint64_t replica_bytes = c2.readonly_replicas / 2 * item_pages * pg;
+  uint64_t a_pages = ((uintptr_t)A + a_bytes + pg - 1) / pg - (uintptr_t)A / pg,
+           b_pages = ((uintptr_t)b + b_bytes + pg - 1) / pg - (uintptr_t)b / pg;
+  // Replicas of A and b: each holds the pages under its item.  b, small and
+  // on pages shared with x and xnew, is read from the original
+  // (readonly_fallback_unreplicable) unless KMP_READONLY_FORCE: then
+  // readonly_replicas counts A's alone, else two per node that got them.
+  uint64_t replica_bytes =
+      c2.readonly_fallback_unreplicable
+          ? c2.readonly_replicas * a_pages * pg
+          : c2.readonly_replicas / 2 * (a_pages + b_pages) * pg;
   double first_pages = (double)c1.readonly_bytes_replicated / 4096;
   double first_mib = (double)c1.readonly_bytes_replicated / (1 << 20);
   double lr = rd_a + rd_b > 0 ? (loc_a + loc_b) / (rd_a + rd_b) : 0;

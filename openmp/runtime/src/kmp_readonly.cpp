@@ -349,6 +349,8 @@ static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
       continue; // writes may happen: nobody may read a copy
     if (it->kind & KMP_RO_SHARED)
       KMP_PT_ADD(readonly_fallback_unreplicable, 1);
+    else if (__kmp_ro_small_with_edges(it) && !__kmp_readonly_force)
+      KMP_PT_ADD(readonly_fallback_unreplicable, 1);
     else if (__kmp_pt_num_nodes <= 1 && !__kmp_readonly_force)
       KMP_PT_ADD(readonly_fallback_one_node, 1);
     else if (!__kmp_ro_reserve(it, v, nv))
@@ -398,8 +400,8 @@ static void ro_end(kmp_readonly_region *h) {
       // changed while the region read it are out of date already.
       if (it->kind & (KMP_RO_UNPROTECTED | KMP_RO_STALE))
         __kmp_ro_close_replicas(it);
-      else if (__kmp_ro_has_edges(it))
-        __kmp_ro_close_edges(it);
+      else
+        __kmp_ro_close_between(it);
       if (it->kind & KMP_RO_NOKEEP)
         __kmp_ro_open_chunks(it, 0, it->nchunks);
     }

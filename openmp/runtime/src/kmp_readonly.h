@@ -15,12 +15,14 @@
  *                             about to write into them  [signal handler]
  *
  * A list item of a region is kept in a cache (the item table) keyed by its
- * byte range.  The pages it covers whole are write-protected from the start
- * of the first region that lists it until the program writes them between
- * regions (a chunk of KMP_RO_CHUNK_PAGES pages is opened per fault), the item
- * is released or dropped.  Its replicas (one per NUMA node that reads it) are
+ * byte range.  The pages it covers whole (all its pages if it fills a block
+ * of its own from malloc) are write-protected from the start of the first
+ * region that lists it until the program writes them between regions (a
+ * chunk of KMP_RO_CHUNK_PAGES pages is opened per fault), the item is
+ * released or dropped.  Its replicas (one per NUMA node that reads it) are
  * kept with it; a chunk opened between regions is copied again into each
- * replica before that replica's next use.  See docs/Design.rst, "The readonly engine".
+ * replica before that replica's next use.  See docs/Design.rst, "The
+ * readonly engine".
  */
 
 //===----------------------------------------------------------------------===//
@@ -59,6 +61,8 @@
 #define KMP_RO_UNPROTECTED 32 // a region start could not protect some of
                               // its chunks (out of VMAs, hugetlb memory):
                               // written unseen between regions
+#define KMP_RO_BLOCK 64 // fills a block of its own from malloc: its first
+                        // and last pages are protected too
 
 // A replica: a private mapping of dirty bytes (one per chunk: 1 = copy it
 // again) followed by the copy of the item's pages, read-only.
@@ -84,7 +88,10 @@ enum { KMP_RO_COPY_OPEN, KMP_RO_COPY_EDGES, KMP_RO_COPY_CLOSED };
 struct kmp_ro_item {
   uintptr_t base, end; // its bytes: the key
   uintptr_t mbase, mend; // the pages that hold it (what a replica copies)
-  uintptr_t pbase, pend; // the pages it covers whole (what is protected)
+  // The pages that are protected: those it covers whole; all of [mbase,
+  // mend) for a block of its own from malloc (its first and last pages hold
+  // only the allocator's bytes besides: kmp_readonly_items.cpp).
+  uintptr_t pbase, pend;
   int prot; // of the original's pages
   volatile int kind; // KMP_RO_* flags
   int home; // the node that holds every page of the original, or -1
@@ -115,10 +122,26 @@ static inline void __kmp_ro_chunk_range(const kmp_ro_item *it, size_t c,
                                                : it->pend;
 }
 
-// Does it share pages with other data (bytes not on pages it covers whole)?
-// Such bytes are not protected: the program may change them unseen.
+// Does it have edges: bytes on pages that are not protected (pages it shares
+// with other data)?  The program may change them unseen.
 static inline int __kmp_ro_has_edges(const kmp_ro_item *it) {
-  return it->pbase >= it->pend || it->pbase != it->base || it->pend != it->end;
+  return it->pbase >= it->pend || it->pbase != it->mbase ||
+         it->pend != it->mend;
+}
+
+// A copy of at most this many pages is closed whole between regions: one
+// call, one round of TLB shoot-down interrupts, as for one page of it.
+#define KMP_RO_SMALL_COPY_PAGES 32
+
+// Is it small and with edges?  Its copies would be closed at every region
+// end (a round of TLB shoot-down interrupts per copy) to spare remote reads
+// that a node's caches serve after the first: it is read from the original
+// (unless KMP_READONLY_FORCE).
+static inline int __kmp_ro_small_with_edges(const kmp_ro_item *it) {
+  return __kmp_ro_has_edges(it) &&
+         (it->pbase >= it->pend ||
+          it->mend - it->mbase <= (uintptr_t)KMP_RO_SMALL_COPY_PAGES
+                                      << __kmp_pt_page_shift);
 }
 
 #if KMP_PAGETRAP_SUPPORTED
@@ -193,8 +216,8 @@ void __kmp_ro_mark_dirty(kmp_ro_item *it, size_t lo, size_t hi);
 int __kmp_ro_fault(uintptr_t addr, void *uc);
 // A system call is about to write into [a, e): the write-protected pages of
 // cached items there are opened as a serial write opens them.  EFAULT if a
-// running region lists such an item (the call must fail before it writes
-// any byte of it), else 0.
+// running region lists such an item and the call writes bytes of it (the
+// call must fail before it writes any), else 0.
 int __kmp_ro_io_write(uintptr_t a, uintptr_t e);
 // The kernel is about to write into [a, e) whatever its protection (a write
 // to /proc/<pid>/mem, which copies-on-write even read-only pages): as
@@ -242,10 +265,10 @@ void __kmp_ro_free_replicas(kmp_ro_item *it);
 // item whose pages are not all protected, under __kmp_ro_lock; when the
 // kernel changed the item unseen, async-signal-safe).
 void __kmp_ro_close_replicas(kmp_ro_item *it);
-// At the end of the last region using an item with edges, under
-// __kmp_ro_lock: the pages of its copies that hold the edges become
-// inaccessible (a copy with chunks written in the region: all of it).
-void __kmp_ro_close_edges(kmp_ro_item *it);
+// At the end of the last region using it, under __kmp_ro_lock: what its
+// copies hide until the next region.  A copy with chunks written while the
+// region ran: all of it; else the pages that hold its edges, if it has any.
+void __kmp_ro_close_between(kmp_ro_item *it);
 // fork(2): in the child, preparations of absent threads are forgotten.
 void __kmp_ro_replicas_atfork_child(kmp_ro_item *it);
 // fork(2) while a region used it: in the child, its replicas are made

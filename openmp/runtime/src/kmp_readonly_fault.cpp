@@ -11,7 +11,9 @@
  * A write fault on the protected pages of a cached item is
  *  - between regions (no region lists the item): a serial write.  Its chunk
  *    is opened (made writable, each replica marked to copy it again) and
- *    the write goes on;
+ *    the write goes on; so is a write at any time to bytes of those pages
+ *    that are not the item's (a block of its own from malloc: the header
+ *    and the rest of the block);
  *  - in a region that lists the item, or through a replica at any time: the
  *    program broke its promise.  KMP_READONLY_WRITES=fatal (the default)
  *    prints one message naming the list item and the construct and aborts;
@@ -191,19 +193,15 @@ void __kmp_ro_close_replicas(kmp_ro_item *it) {
   }
 }
 
-// Only the edges may change unseen: the original's pages the item covers
-// whole are protected between regions, and a write there hides the chunks
-// it opens in every copy (__kmp_ro_mark_dirty).  So the rest of a copy stays
-// readable, and the next region start reopens two pages, not the copy: an
-// mprotect of a whole copy changes every page table entry of it and flushes
-// every CPU's TLB, at every region.  A copy of a few pages is closed whole:
-// one call, one flush of its pages (each call is a round of TLB shoot-down
-// interrupts), as cheap as one of its pages.
-#define KMP_RO_SMALL_COPY_PAGES 32
-void __kmp_ro_close_edges(kmp_ro_item *it) {
-  if (it->pbase >= it->pend || // no whole page: it is all edge
-      it->mend - it->mbase <=
-          (uintptr_t)KMP_RO_SMALL_COPY_PAGES * __kmp_pt_page) {
+// Between regions only the edges may change unseen: the original's other
+// pages are protected, and a write there hides the chunks it opens in every
+// copy (__kmp_ro_mark_dirty).  So the rest of a copy stays readable, and the
+// next region start reopens two pages, not the copy: an mprotect of a whole
+// copy changes every page table entry of it and flushes every CPU's TLB, at
+// every region.  A small copy is closed whole, as cheap as one of its pages.
+void __kmp_ro_close_between(kmp_ro_item *it) {
+  int edges = __kmp_ro_has_edges(it);
+  if (__kmp_ro_small_with_edges(it)) {
     __kmp_ro_close_replicas(it);
     return;
   }
@@ -214,8 +212,9 @@ void __kmp_ro_close_edges(kmp_ro_item *it) {
     if (!r->map || closed == KMP_RO_COPY_CLOSED)
       continue;
     // Chunks written while a region used the item were not hidden (in a
-    // region, KMP_READONLY_WRITES=warn; a serial write as a region started),
-    // in this copy or in one that this region did not prepare: all of it.
+    // region, bytes of its pages that are not the item's, or
+    // KMP_READONLY_WRITES=warn; a serial write as a region started), in this
+    // copy or in one that this region did not prepare: all of it.
     int written = 0;
     for (size_t c = 0; c < it->nchunks && !written; c++)
       written = __atomic_load_n(&r->dirty[c], __ATOMIC_ACQUIRE);
@@ -223,7 +222,7 @@ void __kmp_ro_close_edges(kmp_ro_item *it) {
       ro_close_copy(it, r);
       continue;
     }
-    if (closed != KMP_RO_COPY_OPEN)
+    if (!edges || closed != KMP_RO_COPY_OPEN)
       continue;
     if (__kmp_ro_protect_edges(it, r->map, PROT_NONE) != 0) {
       ro_close_copy(it, r);
@@ -363,9 +362,10 @@ static void ro_trap(kmp_ro_item *it, uintptr_t addr, int node) {
       __kmp_ro_open_chunks(it, c, c + 1);
 }
 
-// Open chunk c of it for a write between regions: 1 if it is open, 0 if a
-// region uses the item (the chunk stays closed).
-static int ro_open_between(kmp_ro_item *it, size_t c) {
+// Open chunk c of it for a write between regions, or for a write to bytes
+// of its pages that are not the item's (`other`: at any time): 1 if it is
+// open, 0 if a region uses the item (the chunk stays closed).
+static int ro_open_between(kmp_ro_item *it, size_t c, int other) {
   for (;;) {
     unsigned char s = __atomic_load_n(&it->chunks[c], __ATOMIC_ACQUIRE);
     if (s == KMP_RO_OPEN)
@@ -379,7 +379,7 @@ static int ro_open_between(kmp_ro_item *it, size_t c) {
       continue;
     // A region start raises users before it closes chunks: either it sees
     // this claim and waits for it, or we see the region.
-    if (__atomic_load_n(&it->users, __ATOMIC_SEQ_CST)) {
+    if (!other && __atomic_load_n(&it->users, __ATOMIC_SEQ_CST)) {
       __atomic_store_n(&it->chunks[c], KMP_RO_CLOSED, __ATOMIC_RELEASE);
       return 0;
     }
@@ -399,7 +399,10 @@ static int ro_original(kmp_ro_item *it, uintptr_t addr) {
     ro_trap(it, addr, -1);
     return 1;
   }
-  if (!ro_open_between(it, (addr - it->pbase) / __kmp_ro_chunk_bytes()))
+  // The allocator's bytes or the rest of a malloc block it fills are not
+  // promised read-only.
+  int other = addr < it->base || addr >= it->end;
+  if (!ro_open_between(it, (addr - it->pbase) / __kmp_ro_chunk_bytes(), other))
     ro_trap(it, addr, -1); // returns in warn mode: the item is open then
   return 1; // the access is retried
 }
@@ -484,7 +487,7 @@ int __kmp_ro_io_write(uintptr_t a, uintptr_t e) {
   for (int i = 0; i < hwm && !rc; i++) {
     kmp_ro_item *it = __kmp_ro_table.at(i);
     if (!it || it->pend <= a || it->pbase >= e || it->pbase == it->pend)
-      continue; // the kernel can write the pages an item shares with others
+      continue; // the kernel can write the pages that are not protected
     int kind = __atomic_load_n(&it->kind, __ATOMIC_ACQUIRE);
     if (kind & KMP_RO_IMMUTABLE)
       continue; // the program's read-only memory: its own EFAULT
@@ -492,9 +495,15 @@ int __kmp_ro_io_write(uintptr_t a, uintptr_t e) {
     uintptr_t hi = e < it->pend ? e : it->pend;
     size_t c0 = (lo - it->pbase) / __kmp_ro_chunk_bytes();
     size_t c1 = (hi - 1 - it->pbase) / __kmp_ro_chunk_bytes() + 1;
-    for (size_t c = c0; c < c1 && !rc; c++)
-      if (!ro_open_between(it, c))
+    for (size_t c = c0; c < c1 && !rc; c++) {
+      // Only the bytes of chunk c that the call writes: the item's?
+      uintptr_t cs, ce;
+      __kmp_ro_chunk_range(it, c, &cs, &ce);
+      int other =
+          (hi < ce ? hi : ce) <= it->base || (lo > cs ? lo : cs) >= it->end;
+      if (!ro_open_between(it, c, other))
         rc = EFAULT; // a region lists it: nothing may be written
+    }
   }
   __kmp_ro_table.leave();
   return rc;

@@ -27,6 +27,7 @@
 
 #if KMP_PAGETRAP_SUPPORTED
 #include <errno.h>
+#include <linux/mempolicy.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
@@ -98,6 +99,71 @@ static int ro_still_ours(const kmp_ro_item *it, const kmp_pt_vma *v, int n) {
   return 1;
 }
 
+// Is [base, end) a block of its own from glibc's malloc, whose first and
+// last pages hold nothing but the allocator's bytes besides?  A large
+// request (M_MMAP_THRESHOLD, from 128 KiB) gets a mapping of its own: a
+// header of two words in front of the block (the gap from the mapping's
+// start to the header, for an aligned block; the size of the rest with
+// IS_MMAPPED, 2, and no other flag), and the block's end rounded up to a
+// page.  For an item that starts at such a block and ends in its last page,
+// these pages are protected too: nothing of it can change unseen, and its
+// copies need not be closed between regions (a TLB shoot-down per copy and
+// region).  A write to the other bytes there opens the chunk, in a region
+// too (the fault path).  The header is read on the item's first page; a
+// program's own data that looks like one is only protected longer.
+static int ro_malloc_block(uintptr_t base, uintptr_t end) {
+#if defined(__GLIBC__)
+  const uintptr_t pg = (uintptr_t)__kmp_pt_page, hdr = 2 * sizeof(size_t);
+  if ((base & (pg - 1)) < hdr)
+    return 0; // no header on the item's first page
+  const size_t *h = (const size_t *)(base - hdr);
+  uintptr_t chunk = base - hdr, gap = h[0], size = h[1] & ~(size_t)7;
+  if ((h[1] & 7) != 2 || gap > chunk || size > UINTPTR_MAX - chunk)
+    return 0;
+  uintptr_t start = chunk - gap, stop = chunk + size;
+  return !(start & (pg - 1)) && !(stop & (pg - 1)) && end <= stop &&
+         stop - end < pg;
+#else
+  return 0;
+#endif
+}
+
+// glibc's realloc() grows such a block with its own mremap(), not the one
+// libomp wraps.  Its mapping, one VMA once every page is read-only, would
+// move with its protection, and the header be written at the new address
+// on a read-only page nobody knows.  So the block's first page gets a memory
+// policy of its own -- preferred: the node it is on, which changes nothing
+// for a page that is there -- and stays a VMA of its own: that mremap()
+// fails, and realloc() copies into a new block, as for any mapping split by
+// protections.  Only where the program set no policy (it gets it back when
+// the item is dropped).  Returns 1 if done.
+static int ro_split_block(uintptr_t page) {
+  int mode = -1, node = -1;
+  if (__kmp_pt_get_mempolicy(&mode, NULL, 0, (void *)page, MPOL_F_ADDR) != 0 ||
+      mode != MPOL_DEFAULT ||
+      __kmp_pt_get_mempolicy(&node, NULL, 0, (void *)page,
+                             MPOL_F_NODE | MPOL_F_ADDR) != 0 ||
+      node < 0 || node >= (int)KMP_PT_MAXNODE)
+    return 0;
+  unsigned long mask[KMP_PT_MASK_WORDS];
+  memset(mask, 0, sizeof mask);
+  mask[node / (8 * sizeof(long))] |= 1UL << (node % (8 * sizeof(long)));
+  return __kmp_pt_mbind((void *)page, __kmp_pt_page, MPOL_PREFERRED, mask,
+                        KMP_PT_MAXNODE, 0) == 0;
+}
+
+// The policy of its first page back to the default, if it still has ours
+// (an item dropped after the program freed the block and mapped memory of
+// its own there keeps what the program gave it, unless it is the same).
+static void ro_unsplit_block(const kmp_ro_item *it) {
+  int mode = -1;
+  if ((it->kind & KMP_RO_BLOCK) &&
+      __kmp_pt_get_mempolicy(&mode, NULL, 0, (void *)it->mbase, MPOL_F_ADDR) ==
+          0 &&
+      mode == MPOL_PREFERRED)
+    __kmp_pt_mbind((void *)it->mbase, __kmp_pt_page, MPOL_DEFAULT, NULL, 0, 0);
+}
+
 // Give the pages the engine holds read-only (those of its closed chunks)
 // their protection back, where the maps v show them still mapped as the
 // item's memory and read-only (or as the program had them, if v is older
@@ -150,6 +216,7 @@ static void ro_restore(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
 // replicas freed.  v: the maps, NULL if they could not be read.
 static void ro_drop(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
   ro_restore(it, v, nv);
+  ro_unsplit_block(it);
   int slot = __kmp_ro_table.find(it);
   if (slot >= 0)
     __kmp_ro_table.unpublish(slot);
@@ -211,6 +278,12 @@ static kmp_ro_item *ro_new(uintptr_t base, uintptr_t end, int prot, int kind,
   uintptr_t pbase = (base + pg - 1) & ~(pg - 1), pend = end & ~(pg - 1);
   if (pbase > pend)
     pbase = pend;
+  if (!kind && !v->inode && ro_malloc_block(base, end) &&
+      ro_split_block(base & ~(pg - 1))) {
+    kind |= KMP_RO_BLOCK;
+    pbase = base & ~(pg - 1);
+    pend = (end + pg - 1) & ~(pg - 1);
+  }
   size_t nchunks =
       (pend - pbase + __kmp_ro_chunk_bytes() - 1) / __kmp_ro_chunk_bytes();
   size_t bytes = (sizeof(kmp_ro_item) + nchunks + pg - 1) & ~(pg - 1);

@@ -3,9 +3,13 @@
 // internal mremap, not through the C library's mremap that libomp wraps:
 // growing fails there with EFAULT while the item's protection splits the
 // mapping in several (glibc then copies into a new chunk and unmaps the old
-// one), shrinking works in place; free + malloc maps again.  After each
-// step the program writes the whole buffer, and the next regions read the
-// current content on every thread: no SIGSEGV, no stale replica.
+// one), shrinking works in place; free + malloc maps again.  Such an item
+// fills a block of its own: its first page, with glibc's header, is
+// write-protected too, and shrinking writes the header after unmapping the
+// block's end (below one chunk of 32 pages: a hole in the chunk that the
+// write opens).  After each step the program writes the whole buffer, and
+// the next regions read the current content on every thread: no SIGSEGV, no
+// stale replica.
 // RUN: %libomp-compile
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %libomp-run | FileCheck %s
 // RUN: env OMP_NUM_THREADS=2 %libomp-run | FileCheck %s
@@ -70,6 +74,18 @@ int main(void) {
       break;
     fill(p, n, 1);
     NT_CHECK(region_sum(p, n) == n, "step %d: back", step);
+  }
+
+  // Shrunk in place to 3 pages, less than a chunk.
+  long small = 2 * 4096 / sizeof(double);
+  double *q = realloc(p, small * sizeof *q);
+  NT_CHECK(q != NULL, "realloc to %ld", small);
+  if (q) {
+    NT_CHECK(sum(q, small) == small, "shrunk: kept prefix");
+    fill(q, small, 5);
+    NT_CHECK(region_sum(q, small) == 5.0 * small, "shrunk: region");
+    p = realloc(q, n * sizeof *p);
+    NT_CHECK(p != NULL, "realloc back");
   }
 
   // free, then malloc of the same size (often the same address): the new

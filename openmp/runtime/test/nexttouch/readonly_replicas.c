@@ -4,7 +4,9 @@
 // opens one chunk and the next region sees the new data (refresh); a write
 // to the item's bytes on a page it shares with other data is seen too
 // (edge); combined and nested constructs and tasks; kmp_readonly_release.
-// Without force, on one node: no replica, counted as a fallback.
+// Without force, on one node: no replica, counted as a fallback.  A small
+// item on pages shared with other data (3 pages from 100 bytes into a
+// mapping) is read from the original unless forced (unreplicable).
 // RUN: %libomp-compile
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=4 %libomp-run | FileCheck %s
 // RUN: env OMP_NUM_THREADS=4 %libomp-run one-node | FileCheck %s --check-prefix=ONE
@@ -166,6 +168,26 @@ static void forced(void) {
            "no trap, no fallback");
 }
 
+static void small_item(int force) {
+  char *m = nt_map(4 * pg);
+  memset(m, 1, 4 * pg);
+  const char *s = m + 100;
+  size_t len = 3 * pg;
+  kmp_nexttouch_counters_t c0 = nt_counters();
+  int rep = -1;
+  NT_CHECK(nt_ro_region_sum(s, len, &rep) == (long)len, "small item: sum");
+  kmp_nexttouch_counters_t c = nt_counters();
+  NT_CHECK(rep == force &&
+               c.readonly_fallback_unreplicable -
+                       c0.readonly_fallback_unreplicable ==
+                   (unsigned)!force &&
+               c.readonly_fallback_one_node == c0.readonly_fallback_one_node,
+           "small item: replica %d, unreplicable %llu, one node %llu", rep,
+           U(c.readonly_fallback_unreplicable -
+             c0.readonly_fallback_unreplicable),
+           U(c.readonly_fallback_one_node - c0.readonly_fallback_one_node));
+}
+
 int main(int argc, char **argv) {
   pg = nt_pagesize();
   char *m = nt_map((PAGES + 2) * pg);
@@ -174,6 +196,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < n; i++)
     A[i] = (double)(i % 1000);
   if (argc > 1) { // one node, not forced: the original, no protection lost
+    small_item(0);
     kmp_nexttouch_counters_t c0 = nt_counters();
     const double *p = NULL;
     NT_CHECK(region(A, &p) == 0 && p == A, "read %p, original %p", (void *)p,
@@ -189,5 +212,6 @@ int main(int argc, char **argv) {
     return nt_done("readonly_replicas one-node");
   }
   forced();
+  small_item(1);
   return nt_done("readonly_replicas");
 }
