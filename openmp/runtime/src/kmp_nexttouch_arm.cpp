@@ -224,6 +224,46 @@ static int nt_thp_possible() {
   return possible;
 }
 
+// Has the kernel made a transparent huge page since it booted?  Without
+// one, nothing can be behind the pages an arming protects: it neither reads
+// smaps (a walk of the whole address space's page tables) nor splits
+// anything.  /proc/vmstat counts them as they are made (thp_fault_alloc,
+// thp_collapse_alloc, thp_file_alloc); /proc/meminfo's AnonHugePages would
+// not do: it drops a huge page once its mapping is split into 4 KB entries,
+// which the kernel still migrates whole.  Under THP "madvise" with nothing
+// advised there are none.  A huge page that khugepaged makes after this is
+// moved whole by the batch that takes it.  1 if not known.
+static int nt_huge_made() {
+  int fd = open("/proc/vmstat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 1;
+  char buf[16384];
+  ssize_t r, n = 0;
+  while (n < (ssize_t)sizeof buf - 1 &&
+         ((r = read(fd, buf + n, sizeof buf - 1 - n)) > 0 ||
+          (r < 0 && errno == EINTR)))
+    if (r > 0)
+      n += r;
+  close(fd);
+  buf[n] = 0;
+  static const char *const keys[] = {
+      "\nthp_fault_alloc ", "\nthp_collapse_alloc ", "\nthp_file_alloc "};
+  int seen = 0;
+  for (const char *k : keys) {
+    const char *v = strstr(buf, k);
+    if (!v)
+      continue;
+    seen = 1;
+    if (strtoul(v + strlen(k), NULL, 10) != 0)
+      return 1;
+  }
+  return !seen;
+}
+
+// Does this arming split the huge pages behind base-page units?  Set at its
+// start (__kmp_nt_arm_pending), under __kmp_nt_lock.
+static int nt_split = 1;
+
 // Split the transparent huge pages behind the base pages [a, e) of a segment
 // of base-page units.  The kernel migrates a huge page whole, even where
 // mprotect has split its mapping into base pages (mbind and move_pages take
@@ -254,7 +294,7 @@ static void nt_split_huge(uintptr_t a, uintptr_t e) {
 // seg is marked) and protect [a, a+len); 1 if done, else nothing is changed
 // but the split.
 static int nt_protect(const kmp_nt_segment *seg, uintptr_t a, size_t len) {
-  if (seg->shift == __kmp_pt_page_shift && nt_thp_possible())
+  if (seg->shift == __kmp_pt_page_shift && nt_split)
     nt_split_huge(a, a + len);
   if (seg->marked && !__kmp_nt_set_mark(a, len, 1))
     return 0;
@@ -536,8 +576,9 @@ void __kmp_nt_arm_pending() {
   qsort(__kmp_nt_requests.items, __kmp_nt_requests.nitems, sizeof(kmp_pt_range),
         nt_cmp_range);
   // smaps (AnonHugePages) only if some pending range holds two huge blocks.
+  nt_split = nt_thp_possible() && nt_huge_made();
   int want_thp = 0;
-  if (__kmp_nexttouch_thp && nt_thp_possible())
+  if (__kmp_nexttouch_thp && nt_split)
     for (int r = 0; r < __kmp_nt_requests.nranges; r++)
       if (__kmp_nt_requests.ranges[r].end - __kmp_nt_requests.ranges[r].start >=
           ((uintptr_t)2 << __kmp_pt_thp_shift))
