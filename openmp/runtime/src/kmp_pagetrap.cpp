@@ -126,10 +126,11 @@ static void pt_initialize_locked() {
   // and whether pages are to be moved at all.
   if (mover) {
     __kmp_pt_forced = mover->forced && *mover->forced;
-    if (__kmp_pt_num_nodes > 1)
-      __kmp_pt_mech = __kmp_pt_probe_mechanism();
+    // The probe moves a page, so it is skipped when the engine was told.
     if (*mover->mechanism != kmp_pt_mech_none)
       __kmp_pt_mech = *mover->mechanism;
+    else if (__kmp_pt_num_nodes > 1)
+      __kmp_pt_mech = __kmp_pt_probe_mechanism();
     if (__kmp_pt_forced && __kmp_pt_mech == kmp_pt_mech_none)
       __kmp_pt_mech = kmp_pt_mech_move_pages; // nothing moves on one node
     __kmp_pt_moves = __kmp_pt_forced || (__kmp_pt_num_nodes > 1 &&
