@@ -441,16 +441,28 @@ static void ro_translate(uintptr_t *base, uintptr_t *end) {
   }
 }
 
+// The cached item of exactly [base, end), or NULL.
+static kmp_ro_item *ro_cached(uintptr_t base, uintptr_t end) {
+  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table.slot[i];
+    if (it && it->base == base && it->end == end)
+      return it;
+  }
+  return NULL;
+}
+
 kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
                             const kmp_pt_vma *v, int nv,
                             const kmp_pt_range *stacks, int nstacks, int *err) {
-  ro_translate(pbase, pend);
+  // An item cached as it is given is an original (no item lies in the
+  // engine's memory): only other ranges are looked for in the replicas, a
+  // walk over every replica of every item.
+  kmp_ro_item *it = ro_cached(*pbase, *pend);
+  if (!it) {
+    ro_translate(pbase, pend);
+    it = ro_cached(*pbase, *pend);
+  }
   uintptr_t base = *pbase, end = *pend;
-  kmp_ro_item *it = NULL;
-  for (int i = 0; i < __kmp_ro_table.hwm && !it; i++)
-    if (__kmp_ro_table.slot[i] && __kmp_ro_table.slot[i]->base == base &&
-        __kmp_ro_table.slot[i]->end == end)
-      it = __kmp_ro_table.slot[i];
   if (it && !it->users &&
       ((__atomic_load_n(&it->kind, __ATOMIC_ACQUIRE) & KMP_RO_STALE) ||
        !ro_still_ours(it, v, nv))) {

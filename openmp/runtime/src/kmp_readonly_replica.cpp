@@ -68,12 +68,30 @@ static size_t ro_copy(const kmp_ro_item *it, char *m, uintptr_t s,
   return e - s;
 }
 
+// A mapping of the engine's at [p, p + bytes) may lie where a cached item
+// was unmapped unseen (the C library's free()): such an item is gone, and is
+// marked stale, so that its next region start drops it rather than takes
+// bytes of this mapping for it (__kmp_ro_enter looks for cached items
+// before it looks in the replicas).
+static void ro_mark_gone(const char *p, size_t bytes) {
+  uintptr_t a = (uintptr_t)p, e = a + bytes;
+  __kmp_ro_table.enter();
+  int hwm = __kmp_ro_table.size();
+  for (int i = 0; i < hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table.at(i);
+    if (it && it->base < e && it->end > a)
+      __atomic_fetch_or(&it->kind, KMP_RO_STALE, __ATOMIC_ACQ_REL);
+  }
+  __kmp_ro_table.leave();
+}
+
 // A new replica of it on node: NULL if there is no memory for it.
 static char *ro_make(kmp_ro_item *it, kmp_ro_replica *r, int node) {
   size_t db = ro_round_page(it->nchunks), rb = it->mend - it->mbase;
   char *p = (char *)__kmp_pt_private_alloc(db + rb);
   if (!p)
     return NULL;
+  ro_mark_gone(p, db + rb);
   char *m = p + db;
   // The pages go to node whichever CPU the copying thread runs on; if the
   // node is full, elsewhere (MPOL_PREFERRED) rather than failing.
