@@ -1799,12 +1799,18 @@ def curves_plot(F, png):
     ax = axs[2]
     for nodes, pts in F["threads"].items():
         lab = "native, 1 node" if nodes == "1" else "guest, %s nodes (emulated)" % nodes
+        # a block pair's difference can be <= 0 on a busy host (the plain
+        # region's own time varies as much in the 4-node guest): such a
+        # median has no place on the log axis (the summary gives it), and a
+        # bar stops short of the axis' zero
+        pts = [p for p in pts if p["cost"] > 0]
+        if not pts:
+            continue
         xs = [p["t"] for p in pts]
-        # a block pair's difference can be <= 0 on a busy host: the bar stops
-        # short of the log axis' zero
         ax.errorbar(xs, [p["cost"] for p in pts],
-                    yerr=[[min(p["cost"] - p["lo"], 0.9 * p["cost"]) for p in pts],
-                          [p["hi"] - p["cost"] for p in pts]],
+                    yerr=[[max(0.0, min(p["cost"] - p["lo"], 0.9 * p["cost"]))
+                           for p in pts],
+                          [max(0.0, p["hi"] - p["cost"]) for p in pts]],
                     marker="o", ms=3, capsize=2, label=lab)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
