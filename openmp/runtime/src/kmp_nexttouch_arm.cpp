@@ -208,18 +208,10 @@ static int nt_cmp_range(const void *a, const void *b) {
 static int nt_thp_possible() {
   static int possible = -1;
   if (possible < 0) {
-    possible = 0;
-    int fd = open("/sys/kernel/mm/transparent_hugepage/enabled",
-                  O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      char buf[128];
-      ssize_t r = read(fd, buf, sizeof buf - 1);
-      if (r > 0) {
-        buf[r] = 0;
-        possible = !strstr(buf, "[never]");
-      }
-      close(fd);
-    }
+    char buf[128];
+    possible = __kmp_pt_read_file("/sys/kernel/mm/transparent_hugepage/enabled",
+                                  buf, sizeof buf) > 0 &&
+               !strstr(buf, "[never]");
   }
   return possible;
 }
@@ -234,18 +226,9 @@ static int nt_thp_possible() {
 // advised there are none.  A huge page that khugepaged makes after this is
 // moved whole by the batch that takes it.  1 if not known.
 static int nt_huge_made() {
-  int fd = open("/proc/vmstat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 1;
   char buf[16384];
-  ssize_t r, n = 0;
-  while (n < (ssize_t)sizeof buf - 1 &&
-         ((r = read(fd, buf + n, sizeof buf - 1 - n)) > 0 ||
-          (r < 0 && errno == EINTR)))
-    if (r > 0)
-      n += r;
-  close(fd);
-  buf[n] = 0;
+  if (__kmp_pt_read_file("/proc/vmstat", buf, sizeof buf) < 0)
+    return 1;
   static const char *const keys[] = {
       "\nthp_fault_alloc ", "\nthp_collapse_alloc ", "\nthp_file_alloc "};
   int seen = 0;

@@ -356,6 +356,10 @@ int __kmp_pt_fault_is_write(const void *uc);
 // The bounds of the VMA that holds addr if it is private and inaccessible
 // ("---p"), read from /proc/self/maps through a small buffer.  1 if so.
 int __kmp_pt_none_vma(uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
+// The start of the file at path in buf[size], NUL-terminated (a file of
+// /proc or /sys on the stack, never in the heap an engine may protect):
+// its length, or -1 if it cannot be opened.
+int __kmp_pt_read_file(const char *path, char *buf, size_t size);
 // Give the mapped pages of [start, end) the protection prot, VMA by VMA as
 // /proc/self/maps shows them (mprotect stops at the first hole).  0 if every
 // call succeeded.

@@ -41,6 +41,20 @@ static uintptr_t pt_hex(const char *&s) {
   }
 }
 
+int __kmp_pt_read_file(const char *path, char *buf, size_t size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  ssize_t r, n = 0;
+  while (n < (ssize_t)size - 1 && ((r = read(fd, buf + n, size - 1 - n)) > 0 ||
+                                   (r < 0 && errno == EINTR)))
+    if (r > 0)
+      n += r;
+  close(fd);
+  buf[n] = 0;
+  return (int)n;
+}
+
 // The whole file in one buffer (KMP_INTERNAL_MALLOC, not cleared: only the
 // pages it fills are faulted in).  The kernel reads into a buffer on the
 // stack, and memcpy moves the bytes: the heap may hold pages an engine
@@ -189,17 +203,8 @@ void __kmp_pt_my_stack(uintptr_t *lo, uintptr_t *hi, const kmp_pt_vma *v,
 static int pt_task_blocks_segv(const char *tid, char *name, size_t len) {
   char path[64], buf[2048];
   KMP_SNPRINTF(path, sizeof path, "/proc/self/task/%s/status", tid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  if (__kmp_pt_read_file(path, buf, sizeof buf) < 0)
     return 0; // the thread has exited
-  ssize_t r, n = 0;
-  while (n < (ssize_t)sizeof buf - 1 &&
-         ((r = read(fd, buf + n, sizeof buf - 1 - n)) > 0 ||
-          (r < 0 && errno == EINTR)))
-    if (r > 0)
-      n += r;
-  close(fd);
-  buf[n] = 0;
   const char *blk = strstr(buf, "\nSigBlk:");
   if (!blk)
     return 0;
