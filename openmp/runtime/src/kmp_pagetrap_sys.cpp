@@ -102,8 +102,8 @@ static int pt_hexval(char c) {
                                 : 0;
 }
 
-// Call fn(start, end, perms, arg) for each VMA of /proc/self/maps in
-// order until it returns nonzero; read through a small buffer, since the
+// Call fn(start, end, perms) for each VMA of /proc/self/maps in order
+// until it returns nonzero; read through a small buffer, since the
 // handler may run on a small alternate stack.  Returns 0, or -1 if the maps
 // cannot be read.
 template <typename Fn> static int pt_walk_vmas(Fn fn) {
