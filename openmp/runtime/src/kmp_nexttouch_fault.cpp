@@ -6,7 +6,7 @@
  * RUNS IN THE SIGSEGV HANDLER: async-signal-safe code only -- no locks, no
  * allocation, no stdio, no libomp data structures (a request may have armed
  * the heap they live in).  Everything it reads lives in the engine's own
- * mappings (the segment table, state bytes, the cpu -> node table) or in
+ * mappings (the segment table, state bytes, the table of nodes) or in
  * initial-exec TLS.
  *
  * A fault on an armed unit claims it with one CAS on its state byte (and,

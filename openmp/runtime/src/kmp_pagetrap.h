@@ -16,7 +16,8 @@
  *   kmp_pagetrap_sys.cpp      raw system calls, private mappings, the
  *                             readability probe  [signal handler]
  *   kmp_pagetrap_maps.cpp     /proc/self/maps; threads that block SIGSEGV
- *   kmp_pagetrap_topology.cpp cpu -> node table, the migration mechanism
+ *   kmp_pagetrap_topology.cpp nodes with memory, the toucher's node, the
+ *                             migration mechanism
  *   kmp_pagetrap_counters.cpp the counters of both engines, their API
  *                             (kmp_get_nexttouch_counters, ...), the report
  *   kmp_pagetrap_io.cpp       system calls that copy into or out of memory
@@ -125,16 +126,17 @@ extern kmp_bootstrap_lock_t __kmp_pt_lock;
 // is forced).  Every engine calls it before its first use.
 void __kmp_pt_initialize();
 
-// Loads libomp's hwloc topology if nobody has and the kernel's node files
-// are missing (takes __kmp_initz_lock: not under the layer's or an engine's
-// lock).
+// Reads the kernel's list of nodes with memory, or loads libomp's hwloc
+// topology if nobody has and the list cannot be read (takes
+// __kmp_initz_lock: not under the layer's or an engine's lock).
 void __kmp_pt_load_topology();
-// The cpu -> node table.  Fills it, returns the number of NUMA nodes (1 if
-// the topology is not known: *why says why).
+// The table of nodes with memory.  Fills it, returns their number (1 if the
+// topology is not known: *why says why).
 int __kmp_pt_topology(const char **why);
 // Where the table came from: "hwloc", "sysfs" or "none".
 extern const char *__kmp_pt_topology_source;
-// -1 if not known.  Async-signal-safe.
+// The node of the CPU the thread runs on, if that node has memory; -1 if
+// not, or not known.  Async-signal-safe.
 int __kmp_pt_node_of_current_cpu();
 
 // What moves PROT_NONE pages on this kernel.
@@ -378,7 +380,7 @@ void *__kmp_pt_next(void *volatile *cache, const char *name);
     return failed;                                                             \
   }
 
-// The layer's own mapping (the cpu -> node table), or 0.
+// The layer's own mapping (the table of nodes with memory), or 0.
 int __kmp_pt_private_table(uintptr_t *start, uintptr_t *end);
 
 // ---------------------------------------------------------------------------
