@@ -93,12 +93,12 @@ static const kmp_pt_engine nt_engine = {
 // Start-up
 
 // At start-up: does the kernel report MPOL_LOCAL back (Linux 5.14 on; before
-// it reported the preferred policy of an empty node set)?
+// it reported the preferred policy of an empty node set)?  A policy belongs
+// to the mapping: its page is never touched.
 static void nt_probe_mark() {
   uintptr_t p = (uintptr_t)__kmp_pt_private_alloc(__kmp_pt_page);
   if (!p)
     return;
-  *(volatile char *)p = 1;
   __kmp_nt_mark = !__kmp_nt_marked(p) &&
                   __kmp_nt_set_mark(p, __kmp_pt_page, 1) && __kmp_nt_marked(p);
   __kmp_pt_private_free((void *)p, __kmp_pt_page);

@@ -224,8 +224,12 @@ static int nt_thp_possible() {
 // not do: it drops a huge page once its mapping is split into 4 KB entries,
 // which the kernel still migrates whole.  Under THP "madvise" with nothing
 // advised there are none.  A huge page that khugepaged makes after this is
-// moved whole by the batch that takes it.  1 if not known.
+// moved whole by the batch that takes it.  1 if not known.  The counters
+// only grow: once one is not zero, the file is not read again.
 static int nt_huge_made() {
+  static int made = 0;
+  if (made)
+    return 1;
   char buf[16384];
   if (__kmp_pt_read_file("/proc/vmstat", buf, sizeof buf) < 0)
     return 1;
@@ -238,7 +242,7 @@ static int nt_huge_made() {
       continue;
     seen = 1;
     if (strtoul(v + strlen(k), NULL, 10) != 0)
-      return 1;
+      return made = 1;
   }
   return !seen;
 }

@@ -84,13 +84,11 @@ int __kmp_pt_enabled() { return !TCR_4(__kmp_init_serial) || pt_any_enabled(); }
 // The size of a PMD-mapped transparent huge page: the kernel says it; else a
 // page table page's worth of base pages.
 static unsigned pt_thp_shift(unsigned page_shift) {
+  char buf[32];
   unsigned long bytes = 0;
-  FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
-  if (f) {
-    if (fscanf(f, "%lu", &bytes) != 1)
-      bytes = 0;
-    fclose(f);
-  }
+  if (__kmp_pt_read_file("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size",
+                         buf, sizeof buf) > 0)
+    bytes = strtoul(buf, NULL, 10);
   if (!bytes || (bytes & (bytes - 1)))
     bytes = ((unsigned long)1 << page_shift) / sizeof(void *) << page_shift;
   unsigned s = page_shift;
