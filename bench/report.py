@@ -1088,8 +1088,9 @@ def sol_overhead(run, none_t1):
     """A placement's one-time overhead in one repetition: its step before the
     solver (the directive, or the oracle's move_pages) plus its first
     iteration, minus the first iteration without placement; for nexttouch
-    plus the engine's start-up if it was measured apart (NT_APP_WARM=1: the
-    process's first request, made before the clock)."""
+    plus the engine's start-up if it was measured apart (NT_APP_WARM=1: what
+    the process's first request cost more than its second, both made before
+    the clock)."""
     return (run["directive_ms"] or 0) + run["t1"] - none_t1 + sol_startup(run)
 
 

@@ -181,13 +181,15 @@ profile() {
   param "profile: jacobi $jacobi_args, cg3d $cg_args, $reps repetitions"
   {
     prelude profile 2 0
-    echo "export OMP_NUM_THREADS=2 $OMP_SPREAD NT_APP_WARM=1"
+    local base="OMP_NUM_THREADS=2 $OMP_SPREAD NT_APP_WARM=1"
+    echo "export $base"
     for r in $(seq 1 "$reps"); do
       echo "REP=$r"
       for s in $settings; do
         echo "export SETTING=$s $s"
         echo "run nexttouch jacobi $jacobi_args; run nexttouch cg3d $cg_cache $cg_args"
-        echo "unset SETTING ${s%%=*}"
+        # A setting of one of the base variables (NT_APP_WARM=0) ends here too.
+        echo "unset SETTING ${s%%=*}; export $base"
       done
       for s in oracle none ideal; do
         echo "run $s jacobi $jacobi_args; run $s cg3d $cg_cache $cg_args"
