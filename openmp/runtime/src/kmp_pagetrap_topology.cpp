@@ -130,11 +130,19 @@ int __kmp_pt_topology(const char **why) {
       *why = "out of memory";
       return 1;
     }
-    int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
-    for (int i = 0; i < n; i++) {
-      hwloc_obj_t node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, i);
-      hwloc_bitmap_set(nodes, node->os_index);
-    }
+    // hwloc lists nodes without memory too (local_memory 0); they are left
+    // out as the kernel's list leaves them out, unless hwloc knows the
+    // memory of none.
+    int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE), sized = 0;
+    for (int pass = 0; pass < 2; pass++)
+      for (int i = 0; i < n; i++) {
+        hwloc_obj_t node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, i);
+        int mem = node->attr && node->attr->numanode.local_memory;
+        if (pass == 0)
+          sized |= mem;
+        else if (mem || !sized)
+          hwloc_bitmap_set(nodes, node->os_index);
+      }
     n = pt_set_mem_nodes(nodes, why);
     hwloc_bitmap_free(nodes);
     if (!*why)

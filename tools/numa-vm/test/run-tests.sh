@@ -82,6 +82,9 @@ check "env/--file/topology output" $(cmp -s "$tmp/out4" "$tmp/want4"; echo $?) \
 "$nv" --nodes 2 --cpus 1 -- true 2> "$tmp/err5"
 rc=$?
 check "--cpus < --nodes gives 125" $([ $rc = 125 ]; echo $?) "got $rc"
+"$nv" --nodes 2 --memless 2 -- true 2> "$tmp/err5b"
+rc=$?
+check "--memless >= --nodes gives 125" $([ $rc = 125 ]; echo $?) "got $rc"
 "$nv" -- no-such-command-xyz 2> "$tmp/err6"
 rc=$?
 check "missing command gives 125" $([ $rc = 125 ]; echo $?) "got $rc"
