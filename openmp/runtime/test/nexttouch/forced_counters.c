@@ -5,8 +5,8 @@
 // pages nobody touched stay armed after the region, and serial code that
 // touches them later gets them back where they are (pages_touched_serial);
 // serial code between the request and the region arms nothing;
-// KMP_NEXTTOUCH_COUNTERS prints at exit, with where the CPU -> node table
-// came from (the kernel's node files, or libomp's hwloc topology when
+// KMP_NEXTTOUCH_COUNTERS prints at exit, with where the table of nodes came
+// from (the kernel's node list, or libomp's hwloc topology when
 // KMP_TOPOLOGY_METHOD=hwloc has loaded one).
 // RUN: %libomp-compile
 // RUN: env KMP_NEXTTOUCH_FORCE=1 KMP_NEXTTOUCH_WINDOW=1 KMP_NEXTTOUCH_COUNTERS=1 \

@@ -11,7 +11,7 @@
 // One guest boot runs every configuration, each in a fresh process:
 // OMP_PROC_BIND=spread|close x OMP_PLACES=cores|numa_domains x
 // schedule(static)|schedule(dynamic,3) x KMP_NEXTTOUCH_WINDOW=1 (exact) |
-// adaptive.  The runs with OMP_PROC_BIND=close take the CPU -> node table
+// adaptive.  The runs with OMP_PROC_BIND=close take the nodes with memory
 // from libomp's hwloc topology (KMP_TOPOLOGY_METHOD=hwloc loads it at start),
 // the others from the kernel's node files.  In adaptive mode a batch may claim untouched pages ahead of the
 // faulting one; with schedule(static) each thread first touches the first page
