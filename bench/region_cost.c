@@ -12,19 +12,29 @@
 //
 // For each thread count T and item count K: BLOCKS blocks of R regions,
 // alternating plain and readonly (plain, readonly, readonly, plain, ...),
-// after one warm-up block of each; per block the time per region; the cost
-// is the median over the block pairs of (readonly - plain) per region, its
-// spread the min and max over the pairs. Between two K the items are
-// released (kmp_readonly_release(NULL, 0)).
+// after one warm-up block of each. Two figures per block pair, per region:
+//   cost  the time spent in readonly's calls: kmp_readonly_begin and
+//         kmp_readonly_end (the master, outside the region) plus the slowest
+//         thread's loop of lookups, less the slowest thread's loop over the
+//         originals in the plain block;
+//   wall  the whole region's time, readonly less plain: what the calls cost
+//         plus whatever they cause elsewhere, but also the noise of the
+//         region's fork and barriers, which in a guest with more vCPUs than
+//         host cores (a barrier waits for a descheduled vCPU) is larger than
+//         the cost itself.
+// Each is the median over the block pairs, with the min and max over the
+// pairs. Between two K the items are released (kmp_readonly_release(NULL,
+// 0)).
 //
 // One line per (T, K):
 //   RC_RESULT where= nodes= threads= items= item_pages= regions= blocks=
 //             plain_us= readonly_us= cost_us= cost_min_us= cost_max_us=
-//             reused= refreshes= replicas= ok=yes|no
-// plain_us, readonly_us: medians over the blocks, per region; reused,
-// refreshes, replicas: the readonly counters over the measured regions
-// (unchanged items: every item x node reused, no refresh, no new replica);
-// ok: every region read the right values and the counters say so.
+//             wall_us= wall_min_us= wall_max_us= reused= refreshes=
+//             replicas= ok=yes|no
+// plain_us, readonly_us: the regions' medians over the blocks, per region;
+// reused, refreshes, replicas: the readonly counters over the measured
+// regions (unchanged items: every item x node reused, no refresh, no new
+// replica); ok: every region read the right values and the counters say so.
 //
 // Natively (one node) it needs KMP_READONLY_FORCE=true, or no replica is
 // made (the items are then read from the originals: still the per-region
@@ -58,24 +68,41 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// R regions of T threads, without or with readonly; seconds per region.
-static double block(int T, int K, int R, int ro) {
-  double t0 = omp_get_wtime();
+// R regions of T threads, without or with readonly; seconds per region, and
+// in *calls the seconds per region in begin, end and the slowest thread's
+// loop.
+static double block(int T, int K, int R, int ro, double *calls) {
+  double t0 = omp_get_wtime(), in_calls = 0;
   long bad = 0;
   for (int r = 0; r < R; r++) {
     kmp_readonly_t h = NULL;
+    double b0 = omp_get_wtime();
     if (ro && kmp_readonly_begin(K, ptrs, lens, NULL, &h) != 0)
       bad++;
-#pragma omp parallel num_threads(T) reduction(+ : bad)
-    for (int i = 0; i < K; i++) { // each thread: every item's pointer
-      const double *p = ro ? kmp_readonly_ptr(h, i) : item[i];
-      bad += p[1] != (double)i;
+    double b1 = omp_get_wtime(), slowest = 0;
+#pragma omp parallel num_threads(T) reduction(+ : bad) reduction(max : slowest)
+    {
+      double l0 = omp_get_wtime();
+      for (int i = 0; i < K; i++) { // each thread: every item's pointer
+        const double *p = ro ? kmp_readonly_ptr(h, i) : item[i];
+        bad += p[1] != (double)i;
+      }
+      slowest = omp_get_wtime() - l0;
     }
+    double e0 = omp_get_wtime();
     if (ro)
       kmp_readonly_end(h);
+    in_calls += (b1 - b0) + slowest + (omp_get_wtime() - e0);
   }
   bad_reads += bad;
+  *calls = in_calls / R;
   return (omp_get_wtime() - t0) / R;
+}
+
+static void min_max(const double *v, int n, double *lo, double *hi) {
+  *lo = *hi = v[0];
+  for (int i = 1; i < n; i++)
+    *lo = v[i] < *lo ? v[i] : *lo, *hi = v[i] > *hi ? v[i] : *hi;
 }
 
 int main(int argc, char **argv) {
@@ -109,34 +136,38 @@ int main(int argc, char **argv) {
         return fprintf(stderr, "region_cost: bad T %d or K %d\n", T, K), 2;
       kmp_readonly_release(NULL, 0);
       bad_reads = 0;
-      block(T, K, R, 0); // warm-up: the team, the replicas
-      block(T, K, R, 1);
+      double unused;
+      block(T, K, R, 0, &unused); // warm-up: the team, the replicas
+      block(T, K, R, 1, &unused);
       kmp_reset_nexttouch_counters();
-      double plain[MAX_BLOCKS], ro[MAX_BLOCKS], diff[MAX_BLOCKS];
+      double plain[MAX_BLOCKS], ro[MAX_BLOCKS], wall[MAX_BLOCKS], cost[MAX_BLOCKS];
       for (int b = 0; b < B; b++) {
         int ro_first = b % 2; // plain ro, ro plain, ...
-        double x = block(T, K, R, ro_first), y = block(T, K, R, !ro_first);
+        double cx, cy;
+        double x = block(T, K, R, ro_first, &cx);
+        double y = block(T, K, R, !ro_first, &cy);
         plain[b] = (ro_first ? y : x) * 1e6;
         ro[b] = (ro_first ? x : y) * 1e6;
-        diff[b] = ro[b] - plain[b];
+        wall[b] = ro[b] - plain[b];
+        cost[b] = (ro_first ? cx - cy : cy - cx) * 1e6;
       }
       kmp_nexttouch_counters_t c;
       memset(&c, 0, sizeof c);
       c.size = sizeof c;
       kmp_get_nexttouch_counters(&c);
-      double dmin = diff[0], dmax = diff[0];
-      for (int b = 1; b < B; b++)
-        dmin = diff[b] < dmin ? diff[b] : dmin, dmax = diff[b] > dmax ? diff[b] : dmax;
+      double wmin, wmax, cmin, cmax;
+      min_max(wall, B, &wmin, &wmax);
+      min_max(cost, B, &cmin, &cmax);
       // Every region listed K items; each node's threads used their node's
       // replica, kept: no refresh, no new replica.
       int ok = !bad_reads && c.readonly_regions == (unsigned long long)R * B &&
                c.readonly_refreshes == 0 && c.readonly_replicas == 0;
       printf("RC_RESULT where=%s nodes=%d threads=%d items=%d item_pages=%ld "
              "regions=%d blocks=%d plain_us=%.3f readonly_us=%.3f cost_us=%.3f "
-             "cost_min_us=%.3f cost_max_us=%.3f reused=%llu refreshes=%llu "
-             "replicas=%llu ok=%s\n",
+             "cost_min_us=%.3f cost_max_us=%.3f wall_us=%.3f wall_min_us=%.3f "
+             "wall_max_us=%.3f reused=%llu refreshes=%llu replicas=%llu ok=%s\n",
              where, nodes, T, K, ipages, R, B, median(plain, B), median(ro, B),
-             median(diff, B), dmin, dmax,
+             median(cost, B), cmin, cmax, median(wall, B), wmin, wmax,
              (unsigned long long)c.readonly_replicas_reused,
              (unsigned long long)c.readonly_refreshes,
              (unsigned long long)c.readonly_replicas, ok ? "yes" : "no");

@@ -821,6 +821,8 @@ def rc_figures(rc_rows, meds):
         c = num(r.get('cost_us'))
         out.append(dict(r, where=where, cost=c, lo=num(r.get('cost_min_us')),
                         hi=num(r.get('cost_max_us')), plain=num(r.get('plain_us')),
+                        wall=num(r.get('wall_us')), wlo=num(r.get('wall_min_us')),
+                        whi=num(r.get('wall_max_us')),
                         iters=c / (t * 1e3) if c is not None and t else None))
     return out
 
@@ -865,11 +867,12 @@ def ro_target_lines(T):
 def rc_lines(F):
     L = []
     for r in F:
-        L.append('%s %s node(s), %s thread(s), %3s cached items: %.1f us per region '
-                 '(min-max over block pairs %.1f-%.1f; plain region %.2f us) = %s ideal '
-                 'iterations' % (r['where'], r.get('nodes'), r.get('threads'), r.get('items'),
-                                 r['cost'], r['lo'], r['hi'], r['plain'] or 0,
-                                 fmt(r['iters'], '.4f')))
+        L.append('%s %s node(s), %s thread(s), %3s cached items: %.1f us per region in '
+                 "readonly's calls (min-max over block pairs %.1f-%.1f) = %s ideal "
+                 'iterations; whole region %s us more (%s-%s; plain region %.2f us)' % (
+                     r['where'], r.get('nodes'), r.get('threads'), r.get('items'), r['cost'],
+                     r['lo'], r['hi'], fmt(r['iters'], '.4f'), fmt(r['wall'], '.1f'),
+                     fmt(r['wlo'], '.1f'), fmt(r['whi'], '.1f'), r['plain'] or 0))
     return L
 
 
@@ -898,6 +901,7 @@ def cmd_readonly(d):
         w = csv.writer(f, lineterminator='\n')
         cols = ['where', 'nodes', 'threads', 'items', 'item_pages', 'regions', 'blocks',
                 'plain_us', 'readonly_us', 'cost_us', 'cost_min_us', 'cost_max_us',
+                'wall_us', 'wall_min_us', 'wall_max_us',
                 'reused', 'refreshes', 'replicas', 'ok']
         w.writerow(cols)
         for r in rc_rows:
@@ -1800,10 +1804,8 @@ def curves_plot(F, png):
     ax = axs[2]
     for nodes, pts in F["threads"].items():
         lab = "native, 1 node" if nodes == "1" else "guest, %s nodes (emulated)" % nodes
-        # a block pair's difference can be <= 0 on a busy host (the plain
-        # region's own time varies as much in the 4-node guest): such a
-        # median has no place on the log axis (the summary gives it), and a
-        # bar stops short of the axis' zero
+        # a median <= 0 (a busy host) has no place on the log axis (the
+        # summary gives it), and a bar stops short of the axis' zero
         pts = [p for p in pts if p["cost"] > 0]
         if not pts:
             continue
@@ -2481,16 +2483,22 @@ def page_readonly(F):
         L += ["", "Per-region cost of ``readonly`` with cached, unchanged items "
               "(``bench/region_cost.c``: each item %s pages, every thread takes its pointer to "
               "every item and reads one value; blocks of regions with and without readonly "
-              "alternating; the median over the block pairs of the difference per region, "
-              "its min-max; *ideal iterations*: that cost / the dense Jacobi's steady ideal "
-              "iteration at n = %s in the same guest or on the host):" % (
-                  rc[0].get("item_pages"), (F["ro_rows"] or [{}])[0].get("n", "?")), ""]
+              "alternating; per block pair and region, *µs per region*: the time in readonly's "
+              "calls (begin and end, and the slowest thread's lookups less its reads of the "
+              "originals), *whole region*: the region's time with readonly less without; the "
+              "median over the pairs and its min-max; *ideal iterations*: µs per region / the "
+              "dense Jacobi's steady ideal iteration at n = %s in the same guest or on the "
+              "host):" % (rc[0].get("item_pages"),
+                          (F["ro_rows"] or [{}])[0].get("n", "?")), ""]
         L += rst_table(["where", "nodes", "threads", "items", "µs per region", "min-max (µs)",
-                        "plain region (µs)", "ideal iterations"],
+                        "ideal iterations", "whole region (µs)", "min-max (µs)",
+                        "plain region (µs)"],
                        [[r["where"], r.get("nodes"), r.get("threads"), r.get("items"),
                          "%.1f" % r["cost"], "%.1f-%.1f" % (r["lo"], r["hi"]),
-                         "%.2f" % (r["plain"] or 0), fmt(r["iters"], ".4f")] for r in rc],
-                       right=(1, 2, 3, 4, 6, 7))
+                         fmt(r["iters"], ".4f"), fmt(r["wall"], ".1f"),
+                         "%s-%s" % (fmt(r["wlo"], ".1f"), fmt(r["whi"], ".1f")),
+                         "%.2f" % (r["plain"] or 0)] for r in rc],
+                       right=(1, 2, 3, 4, 6, 7, 9))
     L += ["", "Data: %s, %s." % (rst_file("readonly.csv"), rst_file("region-cost.csv"))]
     return L
 
