@@ -65,7 +65,7 @@ static int nt_yield(uintptr_t start, uintptr_t end) {
   return 0;
 }
 
-// The segments and their state bytes and items.
+// The segments (each a mapping with its items and states).
 static int nt_private_ranges(kmp_pt_range *out, int max) {
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
   int k = __kmp_nt_segment_ranges(out, max);
@@ -85,7 +85,7 @@ static const kmp_pt_engine nt_engine = {
     __kmp_nt_fault,        __kmp_nt_buffer,
     /*forced_write=*/NULL,
     /*file_write=*/NULL,   __kmp_nt_mapping_change, nt_yield,
-    nt_private_ranges,     3 * KMP_NT_MAX_SEGMENTS, __kmp_nt_atfork,
+    nt_private_ranges,     KMP_NT_MAX_SEGMENTS,     __kmp_nt_atfork,
     __kmp_nt_cleanup,
 };
 

@@ -68,7 +68,6 @@ struct kmp_nt_segment {
   // item, and inside one part of the team's even partition of the item.
   kmp_pt_range *items;
   int nitems;
-  size_t items_bytes;
   unsigned shift; // log2 of the unit: the page, or a THP block
   int prot; // protection to restore
   int pol_mode; // memory policy to restore after mbind
@@ -93,7 +92,9 @@ struct kmp_nt_segment {
   size_t nunits;
   size_t armed_units; // units still armed or claimed (atomic)
   unsigned char *state;
-  size_t state_bytes;
+  // The bytes of the segment's private mapping, which holds the segment,
+  // its items and its state.
+  size_t map_bytes;
 };
 
 // The table the fault path reads (kmp_pt_table): slots are published and

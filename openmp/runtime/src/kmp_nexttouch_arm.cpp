@@ -40,11 +40,7 @@
 kmp_uint64 __kmp_nt_forks = 0;
 
 void __kmp_nt_free_segment(kmp_nt_segment *seg) {
-  if (seg->state)
-    __kmp_pt_private_free(seg->state, seg->state_bytes);
-  if (seg->items)
-    __kmp_pt_private_free(seg->items, seg->items_bytes);
-  __kmp_pt_private_free(seg, sizeof(kmp_nt_segment));
+  __kmp_pt_private_free(seg, seg->map_bytes);
 }
 
 // ---------------------------------------------------------------------------
@@ -60,19 +56,11 @@ static int nt_cmp_interval(const void *a, const void *b) {
 }
 
 int __kmp_nt_segment_ranges(kmp_pt_range *out, int max) {
-  uintptr_t pg = (uintptr_t)__kmp_pt_page;
   int k = 0;
-  for (int i = 0; i < __kmp_nt_table.hwm && k + 3 <= max; i++) {
+  for (int i = 0; i < __kmp_nt_table.hwm && k < max; i++) {
     kmp_nt_segment *s = __kmp_nt_table.slot[i];
-    if (!s)
-      continue;
-    out[k++] = {(uintptr_t)s,
-                (uintptr_t)s + ((sizeof(*s) + pg - 1) & ~(pg - 1))};
-    out[k++] = {(uintptr_t)s->state, (uintptr_t)s->state + s->state_bytes};
-    if (s->items)
-      out[k++] = {(uintptr_t)s->items,
-                  (uintptr_t)s->items +
-                      ((s->items_bytes + pg - 1) & ~(pg - 1))};
+    if (s)
+      out[k++] = {(uintptr_t)s, (uintptr_t)s + s->map_bytes};
   }
   return k;
 }
@@ -83,7 +71,7 @@ int __kmp_nt_segment_ranges(kmp_pt_range *out, int max) {
 static kmp_pt_range *nt_exclusions(int *n, const kmp_pt_vma *v, int nv) {
   kmp_pt_range *priv = NULL;
   int npriv = __kmp_pt_private_ranges(KMP_PT_NEXTTOUCH, &priv);
-  int cap = 3 * KMP_NT_MAX_SEGMENTS + __kmp_threads_capacity + npriv, k = 0;
+  int cap = KMP_NT_MAX_SEGMENTS + __kmp_threads_capacity + npriv, k = 0;
   kmp_pt_range *x =
       (kmp_pt_range *)KMP_INTERNAL_MALLOC(sizeof(kmp_pt_range) * cap);
   if (!x)
@@ -292,19 +280,31 @@ static int nt_protect(const kmp_nt_segment *seg, uintptr_t a, size_t len) {
   return 0;
 }
 
+// What an arming uses throughout: room for a chunk of pages and their
+// status, and /proc/self/pagemap, opened at its first use (-2: not yet, -1:
+// it cannot be) and closed when the arming ends.
+struct nt_arming {
+  void **pages;
+  int *status;
+  int pagemap;
+};
+
 // Which of the k pages of seg another process maps too (shared copy-on-write
 // after a fork of this process or of its parent, whether or not libomp ran
 // then): bit 63 of a /proc/self/pagemap entry says present, bit 56
 // exclusively mapped.  Only where mbind moves the pages (move_pages says
-// which it could not move).
-static void nt_cow_pages(const kmp_nt_segment *seg, void *const *pages, int k,
+// which it could not move).  The pages are w->pages[0, k).
+static void nt_cow_pages(const kmp_nt_segment *seg, nt_arming *w, int k,
                          unsigned char *cow) {
   memset(cow, 0, k);
   if (__kmp_nt_mech != kmp_pt_mech_mbind && seg->shift == __kmp_pt_page_shift)
     return;
-  int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (w->pagemap == -2)
+    w->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  int fd = w->pagemap;
   if (fd < 0)
     return;
+  void *const *pages = w->pages;
   enum { RUN = 512 };
   kmp_uint64 ent[RUN];
   for (int i = 0; i < k;) {
@@ -320,57 +320,56 @@ static void nt_cow_pages(const kmp_nt_segment *seg, void *const *pages, int k,
       cow[i + j] = (ent[j] >> 63) & 1 && !((ent[j] >> 56) & 1);
     i = e;
   }
-  close(fd);
 }
 
-// Give seg a copy of the requested items that meet it (the requests' items are
-// sorted by then); the fault path reads it, so it gets a mapping of its own.
-static void nt_attach_items(kmp_nt_segment *seg) {
-  int first = -1, n = 0;
+// The requested items that meet [start, end): *first, and their number
+// (the requests' items are sorted by then).
+static int nt_items_in(uintptr_t start, uintptr_t end, int *first) {
+  int n = 0;
+  *first = -1;
   for (int i = 0; i < __kmp_nt_requests.nitems; i++)
-    if (__kmp_nt_requests.items[i].start < seg->end &&
-        __kmp_nt_requests.items[i].end > seg->base) {
-      if (first < 0)
-        first = i;
-      n = i - first + 1;
+    if (__kmp_nt_requests.items[i].start < end &&
+        __kmp_nt_requests.items[i].end > start) {
+      if (*first < 0)
+        *first = i;
+      n = i - *first + 1;
     }
-  if (!n)
-    return;
-  size_t bytes = sizeof(kmp_pt_range) * n;
-  kmp_pt_range *items = (kmp_pt_range *)__kmp_pt_private_alloc(bytes);
-  if (!items)
-    return; // batches then stop at the segment's ends only
-  memcpy(items, &__kmp_nt_requests.items[first], bytes);
-  seg->items = items;
-  seg->items_bytes = bytes;
-  seg->nitems = n;
+  return n;
 }
 
-// Arm [start, end) (unit aligned, read-write, one VMA's worth at most).
+// Arm [start, end) (unit aligned, read-write, one VMA's worth at most).  The
+// segment, a copy of its items and its units' states are one private
+// mapping: the fault path reads them.
 static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot, int shared,
-                         void **pages, int *status, unsigned shift) {
-  kmp_nt_segment *seg =
-      (kmp_nt_segment *)__kmp_pt_private_alloc(sizeof(kmp_nt_segment));
-  if (!seg) {
+                         nt_arming *w, unsigned shift) {
+  size_t nunits = (end - start) >> shift;
+  int first, nitems = nt_items_in(start, end, &first);
+  size_t items_at = (sizeof(kmp_nt_segment) + alignof(kmp_pt_range) - 1) &
+                    ~(alignof(kmp_pt_range) - 1);
+  size_t state_at = items_at + sizeof(kmp_pt_range) * nitems;
+  size_t bytes =
+      (state_at + nunits + __kmp_pt_page - 1) & ~((size_t)__kmp_pt_page - 1);
+  char *map = (char *)__kmp_pt_private_alloc(bytes);
+  if (!map) {
     KMP_PT_ADD(fail_arm, (end - start) >> __kmp_pt_page_shift);
     return;
   }
+  kmp_nt_segment *seg = (kmp_nt_segment *)map;
+  seg->map_bytes = bytes;
   seg->base = start;
   seg->end = end;
   seg->shift = shift;
   seg->prot = prot;
   seg->shared = shared;
   seg->armed_at = __kmp_nt_forks;
-  seg->nunits = (end - start) >> seg->shift;
-  seg->state_bytes =
-      (seg->nunits + __kmp_pt_page - 1) & ~((size_t)__kmp_pt_page - 1);
-  seg->state = (unsigned char *)__kmp_pt_private_alloc(seg->state_bytes);
-  if (!seg->state) {
-    KMP_PT_ADD(fail_arm, (end - start) >> __kmp_pt_page_shift);
-    __kmp_nt_free_segment(seg);
-    return;
+  seg->nunits = nunits;
+  seg->state = (unsigned char *)map + state_at;
+  if (nitems) {
+    seg->items = (kmp_pt_range *)(map + items_at);
+    memcpy(seg->items, &__kmp_nt_requests.items[first],
+           sizeof(kmp_pt_range) * nitems);
+    seg->nitems = nitems;
   }
-  nt_attach_items(seg);
   seg->pol_mode = MPOL_DEFAULT;
   if (__kmp_pt_get_mempolicy(&seg->pol_mode, seg->pol_mask, KMP_PT_MAXNODE,
                              (void *)start, MPOL_F_ADDR) != 0)
@@ -381,6 +380,8 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot, int shared,
   // Where is each unit now?  Units not populated are left alone: their first
   // touch allocates them on the toucher's node anyway.
   enum { CHUNK = 1024 };
+  void **pages = w->pages;
+  int *status = w->status;
   size_t armed = 0, absent = 0;
   for (size_t u = 0; u < seg->nunits; u += CHUNK) {
     size_t k = seg->nunits - u < CHUNK ? seg->nunits - u : CHUNK;
@@ -392,7 +393,7 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot, int shared,
       for (size_t i = 0; i < k; i++)
         status[i] = KMP_NT_NODE_UNKNOWN;
     unsigned char cow[CHUNK];
-    nt_cow_pages(seg, pages, (int)k, cow);
+    nt_cow_pages(seg, w, (int)k, cow);
     for (size_t i = 0; i < k; i++) {
       if (status[i] < 0) {
         seg->state[u + i] = KMP_NT_DONE;
@@ -440,13 +441,15 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot, int shared,
 // segment's protection, outside the exclusions, and are populated.
 static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
                      const kmp_pt_vma *v, int nv, const kmp_pt_range *x, int nx,
-                     void **pages, int *status) {
+                     nt_arming *w) {
   uintptr_t usz = (uintptr_t)1 << seg->shift;
   size_t lo = (start - seg->base) >> seg->shift;
   size_t hi = (stop - seg->base + usz - 1) >> seg->shift;
   if (hi > seg->nunits)
     hi = seg->nunits;
   enum { CHUNK = 1024 };
+  void **pages = w->pages;
+  int *status = w->status;
   size_t cand[CHUNK];
   int j = 0;
   kmp_uint64 armed = 0;
@@ -475,7 +478,7 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
       for (int i = 0; i < k; i++)
         status[i] = KMP_NT_NODE_UNKNOWN;
     unsigned char cow[CHUNK];
-    nt_cow_pages(seg, pages, k, cow);
+    nt_cow_pages(seg, w, k, cow);
     // Runs of consecutive populated units: state first, then one mprotect.
     for (int i = 0; i < k;) {
       if (status[i] < 0) { // not populated: its first touch is local anyway
@@ -520,38 +523,37 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
 // huge.  Otherwise base pages, and the huge pages behind them are split when
 // they are protected (nt_protect).
 static void nt_arm_vma_piece(const kmp_pt_vma *m, uintptr_t at, uintptr_t e,
-                             void **pages, int *status) {
+                             nt_arming *w) {
   unsigned shift = __kmp_pt_page_shift, hshift = __kmp_pt_thp_shift;
   uintptr_t huge = (uintptr_t)1 << hshift;
   uintptr_t a = (at + huge - 1) & ~(huge - 1), b = e & ~(huge - 1);
   uintptr_t va = (m->start + huge - 1) & ~(huge - 1), vb = m->end & ~(huge - 1);
   if (__kmp_nexttouch_thp && a < b && vb > va && m->thp_bytes >= vb - va) {
     if (at < a)
-      nt_arm_piece(at, a, m->prot, m->shared, pages, status, shift);
-    nt_arm_piece(a, b, m->prot, m->shared, pages, status, hshift);
+      nt_arm_piece(at, a, m->prot, m->shared, w, shift);
+    nt_arm_piece(a, b, m->prot, m->shared, w, hshift);
     if (b < e)
-      nt_arm_piece(b, e, m->prot, m->shared, pages, status, shift);
+      nt_arm_piece(b, e, m->prot, m->shared, w, shift);
     return;
   }
-  nt_arm_piece(at, e, m->prot, m->shared, pages, status, shift);
+  nt_arm_piece(at, e, m->prot, m->shared, w, shift);
 }
 
 // Arm [at, stop) of VMA m minus the exclusions.
 static void nt_arm_in_vma(const kmp_pt_vma *m, uintptr_t at, uintptr_t stop,
-                          const kmp_pt_range *x, int nx, void **pages,
-                          int *status) {
+                          const kmp_pt_range *x, int nx, nt_arming *w) {
   for (int i = 0; i < nx && at < stop; i++) {
     if (x[i].end <= at || x[i].start >= stop)
       continue;
     if (x[i].start > at)
-      nt_arm_vma_piece(m, at, x[i].start, pages, status);
+      nt_arm_vma_piece(m, at, x[i].start, w);
     uintptr_t skip_end = x[i].end < stop ? x[i].end : stop;
     KMP_PT_ADD(fail_arm, (skip_end - (x[i].start > at ? x[i].start : at)) >>
                              __kmp_pt_page_shift);
     at = skip_end;
   }
   if (at < stop)
-    nt_arm_vma_piece(m, at, stop, pages, status);
+    nt_arm_vma_piece(m, at, stop, w);
 }
 
 // Arm the pending ranges, re-validated against the VMAs as they are now: a
@@ -574,8 +576,8 @@ void __kmp_nt_arm_pending() {
   kmp_pt_vma *vmas = __kmp_nt_check_armed(&nvmas, want_thp);
   int nx = 0;
   kmp_pt_range *x = nt_exclusions(&nx, vmas, nvmas);
-  void **pages = (void **)__kmp_allocate(sizeof(void *) * 1024);
-  int *status = (int *)__kmp_allocate(sizeof(int) * 1024);
+  nt_arming w = {(void **)__kmp_allocate(sizeof(void *) * 1024),
+                 (int *)__kmp_allocate(sizeof(int) * 1024), -2};
   __kmp_nt_table.bump();
   for (int r = 0; r < __kmp_nt_requests.nranges; r++) {
     uintptr_t start = __kmp_nt_requests.ranges[r].start,
@@ -597,7 +599,7 @@ void __kmp_nt_arm_pending() {
         }
       }
       if (in) {
-        nt_rearm(in, start, stop, vmas, nvmas, x, nx, pages, status);
+        nt_rearm(in, start, stop, vmas, nvmas, x, nx, &w);
       } else {
         // Split the piece along the VMAs.
         uintptr_t at = start;
@@ -615,7 +617,7 @@ void __kmp_nt_arm_pending() {
           if ((vmas[i].prot & (PROT_READ | PROT_WRITE)) ==
                   (PROT_READ | PROT_WRITE) &&
               !(vmas[i].prot & PROT_EXEC) && !vmas[i].stack)
-            nt_arm_in_vma(&vmas[i], at, e, x, nx, pages, status);
+            nt_arm_in_vma(&vmas[i], at, e, x, nx, &w);
           else
             KMP_PT_ADD(fail_arm, (e - at) >> __kmp_pt_page_shift);
           at = e;
@@ -628,8 +630,10 @@ void __kmp_nt_arm_pending() {
   }
   __kmp_nt_request_clear();
   KMP_PT_ADD(arms, 1);
-  __kmp_free(pages);
-  __kmp_free(status);
+  __kmp_free(w.pages);
+  __kmp_free(w.status);
+  if (w.pagemap >= 0)
+    close(w.pagemap);
   KMP_INTERNAL_FREE(x);
   if (vmas)
     __kmp_free(vmas);
