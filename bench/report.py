@@ -933,7 +933,7 @@ SOL_PROGS = ["jacobi", "cg3d"]
 SOL_COLORS = {"none": "#888888", "nexttouch": "#d62728", "oracle": "#ff7f0e",
               "interleave": "#1f77b4",
           "ideal": "#2ca02c", "autonuma": "#9467bd"}
-SOL_BOOTS = ["main", "autonuma", "sweep-2n", "sweep-4n"]
+SOL_BOOTS = ["main", "autonuma", "sweep-2n", "sweep-4n", "main-4n"]
 
 
 def sol_parse(rundir, which=SOL_BOOTS):
@@ -1032,7 +1032,7 @@ def sol_config_lines(d, boots):
         if b in boots:
             lines += boots[b]["header"]
     lines.append("times: emulated (QEMU/TCG guest); only ratios within one boot "
-                 "mean anything; sweep-4n has 4 vCPUs on 2 host cores (placement only)")
+                 "mean anything; sweep-4n and main-4n have 4 vCPUs on 2 host cores")
     return lines
 
 
@@ -1181,6 +1181,22 @@ def sol_compare_lines(p, c, ratio):
         "none %s" % (fmt(nt["tlb"], ".0f"), fmt(orc["tlb"], ".0f"), fmt(c["tlb_none"], ".0f"))]
 
 
+def sol_aggregate(rs):
+    """Per variant, the medians over its runs of rs (one program, one boot)."""
+    agg = {}
+    for v in SOL_VARIANTS:
+        vr = [r for r in rs if r["variant"] == v]
+        if vr:
+            agg[v] = {k: med([r[k] for r in vr]) for k in
+                      ("t1", "tmed", "solver_ms", "f1", "fk", "g1", "gk",
+                       "directive_ms", "init_ms", "k")}
+            agg[v]["migrated"] = med([num(r.get("summary", {}).get("pages_migrated"))
+                                      for r in vr])
+            agg[v]["n"] = len(vr)
+            agg[v]["ok"] = all(r["result"] == "VERIFIED" for r in vr)
+    return agg
+
+
 def sol_summarize(boots, runs, ratio):
     L = []
     S = {}  # figures for the sol_plots
@@ -1198,17 +1214,7 @@ def sol_summarize(boots, runs, ratio):
         rs = [r for r in main if r["prog"] == p]
         if not rs:
             continue
-        agg = {}
-        for v in SOL_VARIANTS:
-            vr = [r for r in rs if r["variant"] == v]
-            if vr:
-                agg[v] = {k: med([r[k] for r in vr]) for k in
-                          ("t1", "tmed", "solver_ms", "f1", "fk", "g1", "gk",
-                           "directive_ms", "init_ms", "k")}
-                agg[v]["migrated"] = med([num(r.get("summary", {}).get("pages_migrated"))
-                                          for r in vr])
-                agg[v]["n"] = len(vr)
-                agg[v]["ok"] = all(r["result"] == "VERIFIED" for r in vr)
+        agg = sol_aggregate(rs)
         S[p] = agg
         idl = agg.get("ideal", {})
         L.append("")
@@ -1256,6 +1262,17 @@ def sol_summarize(boots, runs, ratio):
         if c:
             S[p]["_cmp"] = c
             L += sol_compare_lines(p, c, ratio)
+    # nexttouch against the oracle on 4 nodes
+    main4 = [r for r in runs if r["boot"] == "main-4n"]
+    if main4:
+        L += ["", "4 nodes, 4 threads (4 vCPUs on 2 host cores); medians over %d repetitions."
+              % max(int(r["rep"]) for r in main4)]
+    for p in SOL_PROGS:
+        rs = [r for r in main4 if r["prog"] == p]
+        c = sol_oracle_compare(rs, sol_aggregate(rs), ratio) if rs else None
+        if c:
+            S.setdefault(p, {})["_cmp4"] = c
+            L += sol_compare_lines(p + " (4 nodes)", c, ratio)
     # AutoNUMA
     an = [r for r in runs if r["boot"] == "autonuma"]
     if an:
@@ -2055,6 +2072,12 @@ def sum_solvers(F, L):
                 loc[v] = statistics.median(xs)
         a = S.get(prog, {})
         c = a.get("_cmp")
+        c4 = a.get("_cmp4")
+        if c4:
+            L.append("   [%s] %-6s nexttouch/oracle one-time overhead <= %.2f, 4 nodes: median "
+                     "%.2f over %d reps (min-max %.2f-%.2f); without start-up %.2f  EMULATED" % (
+                         mark(c4["met"]), prog, TARGET_SOLVER_ORACLE, c4["ratio"], c4["n"],
+                         c4["min"], c4["max"], c4["warm"]))
         if c:
             nt, orc = c["nexttouch"], c["oracle"]
             L.append("   [%s] %-6s nexttouch/oracle one-time overhead <= %.2f: median %.2f over "
@@ -2284,12 +2307,13 @@ def page_targets(F):
                   "%d and %d runs at %d MiB" % (r["n"], r["n_ours"], r["mib"]),
                   "yes" if r["met"] else "**no**"])
     for p in SOL_PROGS:
-        c = F["sol"].get(p, {}).get("_cmp")
-        if c:
-            T.append(["%s: nexttouch / oracle one-time overhead ≤ %.2f (emulated)" % (
-                p, TARGET_SOLVER_ORACLE), "%.2f" % c["ratio"], "min-max %.2f-%.2f" % (
-                c["min"], c["max"]), "%d repetitions, 2 nodes" % c["n"],
-                "yes" if c["met"] else "**no**"])
+        for key, nodes in (("_cmp", 2), ("_cmp4", 4)):
+            c = F["sol"].get(p, {}).get(key)
+            if c:
+                T.append(["%s: nexttouch / oracle one-time overhead ≤ %.2f (emulated)" % (
+                    p, TARGET_SOLVER_ORACLE), "%.2f" % c["ratio"], "min-max %.2f-%.2f" % (
+                    c["min"], c["max"]), "%d repetitions, %d nodes" % (c["n"], nodes),
+                    "yes" if c["met"] else "**no**"])
     for (where, nodes), t in F["ro_t"].items():
         x = t["ro_ideal"]
         if x and where == "guest":
@@ -2413,6 +2437,22 @@ def page_solvers(F):
                          fmt(nt["fault_ms"], ".1f"), fmt(orc["calls"], ".0f"),
                          fmt(orc["move_ms"], ".1f"), fmt(nt["tlb"], ".0f"), fmt(orc["tlb"], ".0f"),
                          fmt(c["tlb_none"], ".0f")))
+    for p in SOL_PROGS:
+        c = S.get(p, {}).get("_cmp4")
+        if c:
+            nt, orc = c["nexttouch"], c["oracle"]
+            L.append("* ``%s``, 4 nodes, 4 threads (4 vCPUs on 2 host cores), nexttouch against "
+                     "the oracle: one-time overhead nexttouch %.1f ms = %.1f ideal iterations, "
+                     "oracle %.1f ms = %.1f; nexttouch / oracle median **%.2f** over %d "
+                     "repetitions (min-max %.2f-%.2f), without the engine's start-up (%.1f ms) "
+                     "%.2f (min-max %.2f-%.2f); break-even (R = %.0f) nexttouch %s, oracle %s "
+                     "iterations; local share after one iteration nexttouch %s, oracle %s; "
+                     "%s pages moved in %s faults." % (
+                         p, nt["O"], nt["O_it"], orc["O"], orc["O_it"], c["ratio"], c["n"],
+                         c["min"], c["max"], nt["startup_ms"] or 0, c["warm"], c["warm_min"],
+                         c["warm_max"], NUMA_RATIO, fmt(nt["be"], ".1f"),
+                         fmt(orc["be"], ".1f"), fmt(nt["f1"]), fmt(orc["f1"]),
+                         fmt(nt["migrated"], ".0f"), fmt(nt["faults"], ".0f")))
     for p in SOL_PROGS:
         a = S.get(p, {})
         if "_over" in a:

@@ -8,6 +8,9 @@
 #                     thread per node, in place of the directive), interleave
 #                     (numactl --interleave=all), ideal (parallel
 #                     initialisation), REPS repetitions, interleaved;
+#   solvers-main-4n   4 nodes, 4 threads: none, nexttouch, oracle, ideal,
+#                     REPS_4N repetitions (4 vCPUs on 2 host cores: the
+#                     ratios spread more);
 #   solvers-autonuma  2 nodes, numa_balancing 1: autonuma (serial init, no
 #                     directive) for AUTONUMA_SECONDS of solver time, with
 #                     ideal in the same part as its time reference,
@@ -29,11 +32,12 @@
 #                   per setting (build/bench/solvers-profile);
 #                   PROFILE_SETTINGS="VAR=VALUE ..." profiles these settings
 #                   instead (one VAR=VALUE per run of nexttouch)
-#   REPS=3 AUTONUMA_SECONDS=20 AUTONUMA_REPS=3     (defaults)
+#   REPS=3 REPS_4N=$REPS AUTONUMA_SECONDS=20 AUTONUMA_REPS=3     (defaults)
 #   JACOBI_ARGS="1022 60" CG_ARGS="100000 60"      N per side, sweeps; rows,
 #                                                  iterations (36 per solve)
+#   JACOBI_4N_ARGS=$JACOBI_ARGS CG_4N_ARGS=$CG_ARGS  (main-4n)
 #   JACOBI_SWEEP_ARGS="510 10" CG_SWEEP_ARGS="30000 40"
-#   PARTS="main autonuma sweep-2n sweep-4n"        some parts only; SWEEP=0:
+#   PARTS="main autonuma sweep-2n sweep-4n main-4n"   some parts only; SWEEP=0:
 #                                                  no sweep
 #
 # Results (report): $DIR/solvers/solvers-{runs,iter,arrays}.csv,
@@ -42,12 +46,15 @@
 FAMILY=solvers
 . "$(dirname "$0")/lib.sh"
 reps=${REPS:-3}
+reps_4n=${REPS_4N:-$reps}
 an_secs=${AUTONUMA_SECONDS:-20}
 an_reps=${AUTONUMA_REPS:-3}
-sel=${PARTS:-main autonuma sweep-2n sweep-4n}
+sel=${PARTS:-main autonuma sweep-2n sweep-4n main-4n}
 [ "${SWEEP:-1}" = 0 ] && sel=${sel//sweep-2n/} && sel=${sel//sweep-4n/}
 jacobi_args=${JACOBI_ARGS:-1022 60}
 cg_args=${CG_ARGS:-100000 60}
+jacobi_4n_args=${JACOBI_4N_ARGS:-$jacobi_args}
+cg_4n_args=${CG_4N_ARGS:-$cg_args}
 jacobi_sweep_args=${JACOBI_SWEEP_ARGS:-510 10}
 cg_sweep_args=${CG_SWEEP_ARGS:-30000 40}
 cg_cache=--matrix-cache=/tmp/cg3d-matrix
@@ -106,21 +113,24 @@ prelude() {
   echo "cd $DIR/bin && . ./guest-lib.sh"
 }
 
+# part_main NODES: one thread per node; on 4 nodes without interleave.
 part_main() {
-  local r v
-  prelude main 2 0
+  local n=$1 r v name=main reps_n=$reps last="interleave ideal"
+  local ja=$jacobi_args ca=$cg_args
+  [ "$n" = 2 ] || name=main-${n}n reps_n=$reps_4n last=ideal ja=$jacobi_4n_args ca=$cg_4n_args
+  prelude "$name" "$n" 0
   # NT_APP_WARM=1: nexttouch's engine start-up (the process's first request)
   # is measured apart, before the clock (ntapp.h), and added back by the
   # report: the one-time overhead with and without it.
-  echo "export OMP_NUM_THREADS=2 $OMP_SPREAD NT_APP_WARM=1"
-  for r in $(seq 1 "$reps"); do
+  echo "export OMP_NUM_THREADS=$n $OMP_SPREAD NT_APP_WARM=1"
+  for r in $(seq 1 "$reps_n"); do
     echo "REP=$r"
     # nexttouch and the oracle, whose ratio is a target, in alternating
     # order: what one run leaves behind for the next falls on both alike.
-    local order="none nexttouch oracle interleave ideal"
-    [ $((r % 2)) = 0 ] && order="none oracle nexttouch interleave ideal"
+    local order="none nexttouch oracle $last"
+    [ $((r % 2)) = 0 ] && order="none oracle nexttouch $last"
     for v in $order; do
-      echo "run $v jacobi $jacobi_args; run $v cg3d $cg_cache $cg_args"
+      echo "run $v jacobi $ja; run $v cg3d $cg_cache $ca"
     done
   done
 }
@@ -151,11 +161,13 @@ part_sweep() {
 
 parts() {
   local p
-  param "parts: $sel; jacobi $jacobi_args, cg3d $cg_args, $reps repetitions;" \
+  param "parts: $sel; jacobi $jacobi_args, cg3d $cg_args, $reps repetitions" \
+    "(4 nodes: jacobi $jacobi_4n_args, cg3d $cg_4n_args, $reps_4n);" \
     "autonuma $an_reps x $an_secs s; sweep jacobi $jacobi_sweep_args, cg3d $cg_sweep_args"
   for p in $sel; do
     case $p in
-    main) part_main | part solvers-main 2 ;;
+    main) part_main 2 | part solvers-main 2 ;;
+    main-4n) part_main 4 | part solvers-main-4n 4 ;;
     autonuma) part_autonuma | part solvers-autonuma 2 ;;
     sweep-2n) part_sweep 2 | part solvers-sweep-2n 2 ;;
     sweep-4n) part_sweep 4 | part solvers-sweep-4n 4 ;;
