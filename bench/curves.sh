@@ -4,8 +4,8 @@
 #   size     the distribution benchmark (bench/nexttouch_dist.c: ours with
 #            the default settings and the move_pages oracle, in pairs of
 #            alternating order; bench/reference_nexttouch.c, the user-level
-#            scheme of 2008) at each of SIZES MiB, REPS times, one 2-node
-#            guest, 2 threads (emulated);
+#            scheme of 2008, at each of REF_SIZES) at each of SIZES MiB,
+#            REPS times, one 2-node guest, 2 threads (emulated);
 #   ranges   bench/arm_ranges.c: N disjoint one-page ranges requested (one
 #            directive call with N ranges, and N API calls), armed at one
 #            fork and touched, for each N of RANGES, REPS times: natively
@@ -17,7 +17,8 @@
 #            them) and in the 2- and 4-node guests (1 .. nodes threads).
 #
 #   bench/curves.sh [run | parts DIR | report DIR]    (bench/lib.sh)
-#   SIZES="16 32 64 128 256 512" REPS=3 RANGES="1 10 100 1000 10000"
+#   SIZES="16 32 64 128 256 512" REF_SIZES=$SIZES REPS=3
+#   RANGES="1 10 100 1000 10000"
 #   GUEST_RANGES=$RANGES THREADS="1 2 4 8" RC_ITEMS=16 RC_REGIONS=20 RC_BLOCKS=8
 #             (defaults)
 #   HOST=0    no native part
@@ -29,6 +30,7 @@
 FAMILY=curves
 . "$(dirname "$0")/lib.sh"
 sizes=${SIZES:-16 32 64 128 256 512}
+ref_sizes=${REF_SIZES:-$sizes}
 reps=${REPS:-3}
 ranges=${RANGES:-1 10 100 1000 10000}
 guest_ranges=${GUEST_RANGES:-$ranges}
@@ -52,7 +54,8 @@ region() {
 
 parts() {
   local m n
-  param "sizes ${sizes// /,} MiB, $reps repetitions; ranges ${ranges// /,} (guest" \
+  param "sizes ${sizes// /,} MiB (reference ${ref_sizes// /,}), $reps repetitions;" \
+    "ranges ${ranges// /,} (guest" \
     "${guest_ranges// /,}); per-region cost" \
     "with $rc_items items, $rc_blocks blocks of $rc_regions regions (native: 10 times)," \
     "threads ${threads// /,} native$([ "$host" = 1 ] || echo " (not run)"), 1..nodes in the guests"
@@ -61,7 +64,9 @@ parts() {
     for m in $sizes; do
       echo "echo CURVE_SIZE mib=$m"
       echo "$DIR/bin/nexttouch_dist $m $reps ours-default,oracle || echo CURVE_FAIL size=$m"
-      echo "$DIR/bin/reference_nexttouch $m $reps || echo CURVE_FAIL reference=$m"
+      case " $ref_sizes " in
+      *" $m "*) echo "$DIR/bin/reference_nexttouch $m $reps || echo CURVE_FAIL reference=$m" ;;
+      esac
     done
     echo "echo CURVE_RANGES; $DIR/bin/arm_ranges $(echo $guest_ranges | tr ' ' ,) $reps ||" \
       "echo CURVE_FAIL ranges"
