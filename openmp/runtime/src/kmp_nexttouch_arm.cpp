@@ -191,6 +191,12 @@ static int nt_cmp_range(const void *a, const void *b) {
   return x->end < y->end ? -1 : x->end > y->end;
 }
 
+static int nt_cmp_segment(const void *a, const void *b) {
+  uintptr_t x = (*(kmp_nt_segment *const *)a)->base,
+            y = (*(kmp_nt_segment *const *)b)->base;
+  return x < y ? -1 : x > y;
+}
+
 // Is transparent huge page support on at all (else smaps is not read, and
 // no huge page is split)?
 static int nt_thp_possible() {
@@ -578,6 +584,16 @@ void __kmp_nt_arm_pending() {
   kmp_pt_range *x = nt_exclusions(&nx, vmas, nvmas);
   nt_arming w = {(void **)__kmp_allocate(sizeof(void *) * 1024),
                  (int *)__kmp_allocate(sizeof(int) * 1024), -2};
+  // The live segments by address.  They are disjoint, the pending ranges
+  // are sorted and disjoint, and what this arming makes for a range lies in
+  // it: one walk through ranges, segments and VMAs together.
+  int nlive = 0, j = 0, vi = 0;
+  kmp_nt_segment **live = (kmp_nt_segment **)__kmp_allocate(
+      sizeof(kmp_nt_segment *) * (__kmp_nt_table.hwm + 1));
+  for (int i = 0; i < __kmp_nt_table.hwm; i++)
+    if (__kmp_nt_table.slot[i])
+      live[nlive++] = __kmp_nt_table.slot[i];
+  qsort(live, nlive, sizeof(*live), nt_cmp_segment);
   __kmp_nt_table.bump();
   for (int r = 0; r < __kmp_nt_requests.nranges; r++) {
     uintptr_t start = __kmp_nt_requests.ranges[r].start,
@@ -585,25 +601,24 @@ void __kmp_nt_arm_pending() {
     // Pages of a live segment are armed again inside it (those touched
     // since, or dropped as stale); pages still armed stay as they are.
     while (start < end) {
+      while (j < nlive && live[j]->end <= start)
+        j++;
+      while (vi < nvmas && vmas[vi].end <= start)
+        vi++;
       uintptr_t stop = end;
       kmp_nt_segment *in = NULL;
-      for (int i = 0; i < __kmp_nt_table.hwm; i++) {
-        kmp_nt_segment *s = __kmp_nt_table.slot[i];
-        if (!s || s->end <= start || s->base >= stop)
-          continue;
-        if (s->base <= start) {
-          in = s;
-          stop = s->end < stop ? s->end : stop;
-        } else {
-          stop = s->base;
-        }
+      if (j < nlive && live[j]->base <= start) {
+        in = live[j];
+        stop = in->end < stop ? in->end : stop;
+      } else if (j < nlive && live[j]->base < stop) {
+        stop = live[j]->base;
       }
       if (in) {
         nt_rearm(in, start, stop, vmas, nvmas, x, nx, &w);
       } else {
         // Split the piece along the VMAs.
         uintptr_t at = start;
-        for (int i = 0; i < nvmas && at < stop; i++) {
+        for (int i = vi; i < nvmas && at < stop; i++) {
           if (vmas[i].end <= at)
             continue;
           if (vmas[i].start > at) {
@@ -630,6 +645,7 @@ void __kmp_nt_arm_pending() {
   }
   __kmp_nt_request_clear();
   KMP_PT_ADD(arms, 1);
+  __kmp_free(live);
   __kmp_free(w.pages);
   __kmp_free(w.status);
   if (w.pagemap >= 0)
