@@ -32,7 +32,7 @@ step() { echo "== bench-suite [$(($(date +%s) - T0)) s]: $*" >&2; }
 # 35 iterations at 30 000 rows).
 dist_env=(BENCH_MIB=128 BENCH_PAIRS=16 BENCH_REF_MIB=32 BENCH_REPS=3 BENCH_HOST_MIB=64
           BENCH_SEED_PAIRS=2 BENCH_SEED_REPS=1)
-acc_env=(MIB=32 WINDOWS=default)
+acc_env=(MIB=64 WINDOWS=default)
 sol_env=(REPS=5 JACOBI_ARGS="1022 40" CG_ARGS="100000 40" AUTONUMA_SECONDS=8
          REPS_4N=2 JACOBI_4N_ARGS="1022 10"
          AUTONUMA_REPS=1 JACOBI_SWEEP_ARGS="510 10" CG_SWEEP_ARGS="10000 40")
