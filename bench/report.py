@@ -2414,45 +2414,32 @@ def page_solvers(F):
           "start-up is measured apart, below) or the oracle's ``move_pages``; *pages moved*: "
           "the engine's count."]
     L.append("")
-    for p in SOL_PROGS:
-        c = S.get(p, {}).get("_cmp")
-        if c:
+    for key, where in (("_cmp", ""),
+                       ("_cmp4", ", 4 nodes, 4 threads (4 vCPUs on 2 host cores)")):
+        for p in SOL_PROGS:
+            c = S.get(p, {}).get(key)
+            if not c:
+                continue
             nt, orc = c["nexttouch"], c["oracle"]
-            L.append("* ``%s``, nexttouch against the oracle (per repetition, each against the "
-                     "same repetition's run without placement): one-time overhead nexttouch "
-                     "%.1f ms = %.1f ideal iterations, oracle %.1f ms = %.1f; nexttouch / "
-                     "oracle median **%.2f** over %d repetitions (min-max %.2f-%.2f), "
-                     "without the engine's start-up (%.1f ms) %.2f (min-max %.2f-%.2f); "
-                     "break-even (R = %.0f) nexttouch %s, oracle %s iterations; local share "
-                     "after one iteration nexttouch %s, oracle %s. nexttouch: %s pages "
-                     "armed, %s moved in %s faults, engine timers arm %s ms, faults %s ms "
+            L.append("* ``%s``%s, nexttouch against the oracle (per repetition, each against "
+                     "the same repetition's run without placement): one-time overhead "
+                     "nexttouch %.1f ms = %.1f ideal iterations, oracle %.1f ms = %.1f; "
+                     "nexttouch / oracle median **%.2f** over %d repetitions (min-max "
+                     "%.2f-%.2f), without the engine's start-up (%.1f ms) %.2f (min-max "
+                     "%.2f-%.2f); break-even (R = %.0f) nexttouch %s, oracle %s iterations; "
+                     "local share after one iteration nexttouch %s, oracle %s. nexttouch: %s "
+                     "pages armed, %s moved in %s faults, engine timers arm %s ms, faults %s ms "
                      "(summed over the threads); oracle: %s ``move_pages`` calls, %s ms; TLB "
                      "shoot-downs per process nexttouch %s, oracle %s, none %s." % (
-                         p, nt["O"], nt["O_it"], orc["O"], orc["O_it"], c["ratio"], c["n"],
-                         c["min"], c["max"], nt["startup_ms"] or 0, c["warm"], c["warm_min"],
-                         c["warm_max"], NUMA_RATIO, fmt(nt["be"], ".1f"),
+                         p, where, nt["O"], nt["O_it"], orc["O"], orc["O_it"], c["ratio"],
+                         c["n"], c["min"], c["max"], nt["startup_ms"] or 0, c["warm"],
+                         c["warm_min"], c["warm_max"], NUMA_RATIO, fmt(nt["be"], ".1f"),
                          fmt(orc["be"], ".1f"), fmt(nt["f1"]), fmt(orc["f1"]),
                          fmt(nt["armed"], ".0f"), fmt(nt["migrated"], ".0f"),
                          fmt(nt["faults"], ".0f"), fmt(nt["arm_ms"], ".1f"),
                          fmt(nt["fault_ms"], ".1f"), fmt(orc["calls"], ".0f"),
-                         fmt(orc["move_ms"], ".1f"), fmt(nt["tlb"], ".0f"), fmt(orc["tlb"], ".0f"),
-                         fmt(c["tlb_none"], ".0f")))
-    for p in SOL_PROGS:
-        c = S.get(p, {}).get("_cmp4")
-        if c:
-            nt, orc = c["nexttouch"], c["oracle"]
-            L.append("* ``%s``, 4 nodes, 4 threads (4 vCPUs on 2 host cores), nexttouch against "
-                     "the oracle: one-time overhead nexttouch %.1f ms = %.1f ideal iterations, "
-                     "oracle %.1f ms = %.1f; nexttouch / oracle median **%.2f** over %d "
-                     "repetitions (min-max %.2f-%.2f), without the engine's start-up (%.1f ms) "
-                     "%.2f (min-max %.2f-%.2f); break-even (R = %.0f) nexttouch %s, oracle %s "
-                     "iterations; local share after one iteration nexttouch %s, oracle %s; "
-                     "%s pages moved in %s faults." % (
-                         p, nt["O"], nt["O_it"], orc["O"], orc["O_it"], c["ratio"], c["n"],
-                         c["min"], c["max"], nt["startup_ms"] or 0, c["warm"], c["warm_min"],
-                         c["warm_max"], NUMA_RATIO, fmt(nt["be"], ".1f"),
-                         fmt(orc["be"], ".1f"), fmt(nt["f1"]), fmt(orc["f1"]),
-                         fmt(nt["migrated"], ".0f"), fmt(nt["faults"], ".0f")))
+                         fmt(orc["move_ms"], ".1f"), fmt(nt["tlb"], ".0f"),
+                         fmt(orc["tlb"], ".0f"), fmt(c["tlb_none"], ".0f")))
     for p in SOL_PROGS:
         a = S.get(p, {})
         if "_over" in a:
