@@ -179,7 +179,7 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
   }
   __kmp_release_bootstrap_lock(&__kmp_nt_lock);
   if (vmas)
-    __kmp_free(vmas);
+    __kmp_pt_free_maps(vmas);
   return first;
 }
 

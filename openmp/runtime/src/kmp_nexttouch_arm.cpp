@@ -652,7 +652,7 @@ void __kmp_nt_arm_pending() {
     close(w.pagemap);
   KMP_INTERNAL_FREE(x);
   if (vmas)
-    __kmp_free(vmas);
+    __kmp_pt_free_maps(vmas);
   KMP_PT_ADD(arm_ns, __kmp_pt_now_ns() - t0);
 }
 

@@ -105,7 +105,7 @@ void __kmp_nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
   int nvmas;
   kmp_pt_vma *vmas = __kmp_nt_check_armed(&nvmas, 0);
   if (vmas)
-    __kmp_free(vmas);
+    __kmp_pt_free_maps(vmas);
   for (int i = 0; i < __kmp_nt_table.hwm; i++) {
     kmp_nt_segment *s = __kmp_nt_table.slot[i];
     if (!s)

@@ -410,9 +410,12 @@ struct kmp_pt_vma {
   uintptr_t thp_bytes; // AnonHugePages (read from smaps only when wanted)
 };
 
-// The process's VMAs, sorted, in *out (allocated with __kmp_allocate); their
-// number, or -1.  With `smaps`, AnonHugePages too.
+// The process's VMAs, sorted, in *out (free it with __kmp_pt_free_maps);
+// their number, or -1 if the file cannot be read or there is no memory for
+// it (a process at vm.max_map_count: malloc cannot map more).  With `smaps`,
+// AnonHugePages too.
 int __kmp_pt_read_maps(kmp_pt_vma **out, int smaps);
+void __kmp_pt_free_maps(kmp_pt_vma *v);
 // The calling thread's stack, guard pages included, in [*lo, *hi).  v: the
 // maps of __kmp_pt_read_maps, n of them: the initial thread's is their
 // [stack] VMA (the C library would read /proc/self/maps again).

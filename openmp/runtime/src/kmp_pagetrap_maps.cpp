@@ -66,10 +66,8 @@ static char *pt_slurp(const char *path) {
     return NULL;
   size_t cap = 1 << 16, len = 0;
   char *buf = (char *)KMP_INTERNAL_MALLOC(cap);
-  if (!buf)
-    KMP_FATAL(MemoryAllocFailed);
   char part[4096];
-  for (;;) {
+  while (buf) {
     ssize_t r = read(fd, part, sizeof part);
     if (r < 0 && errno == EINTR)
       continue;
@@ -78,15 +76,18 @@ static char *pt_slurp(const char *path) {
     if (len + r + 1 > cap) {
       char *nb = (char *)KMP_INTERNAL_REALLOC(buf, cap * 2);
       if (!nb)
-        KMP_FATAL(MemoryAllocFailed);
+        KMP_INTERNAL_FREE(buf);
       buf = nb;
+      if (!buf)
+        break;
       cap *= 2;
     }
     memcpy(buf + len, part, r);
     len += r;
   }
   close(fd);
-  buf[len] = 0;
+  if (buf)
+    buf[len] = 0;
   return buf;
 }
 
@@ -94,8 +95,15 @@ int __kmp_pt_read_maps(kmp_pt_vma **out, int smaps) {
   char *buf = pt_slurp(smaps ? "/proc/self/smaps" : "/proc/self/maps");
   if (!buf)
     return -1;
-  int n = 0, cap = 64;
-  kmp_pt_vma *v = (kmp_pt_vma *)__kmp_allocate(sizeof(kmp_pt_vma) * cap);
+  // A VMA is a line; smaps has more lines than VMAs.
+  int n = 0, cap = 1;
+  for (const char *s = buf; (s = strchr(s, '\n')); s++)
+    cap++;
+  kmp_pt_vma *v = (kmp_pt_vma *)KMP_INTERNAL_MALLOC(sizeof(kmp_pt_vma) * cap);
+  if (!v) {
+    KMP_INTERNAL_FREE(buf);
+    return -1;
+  }
   for (const char *s = buf; *s;) {
     const char *eol = strchr(s, '\n');
     if (!eol)
@@ -151,20 +159,17 @@ int __kmp_pt_read_maps(kmp_pt_vma **out, int smaps) {
     while (t > s && t[-1] == ' ')
       t--;
     m.stack = t - s >= 7 && !strncmp(t - 7, "[stack]", 7);
-    if (n == cap) {
-      kmp_pt_vma *nv =
-          (kmp_pt_vma *)__kmp_allocate(sizeof(kmp_pt_vma) * cap * 2);
-      memcpy(nv, v, sizeof(kmp_pt_vma) * n);
-      __kmp_free(v);
-      v = nv;
-      cap *= 2;
-    }
     v[n++] = m;
     s = *eol ? eol + 1 : eol;
   }
   KMP_INTERNAL_FREE(buf);
   *out = v;
   return n;
+}
+
+void __kmp_pt_free_maps(kmp_pt_vma *v) {
+  if (v)
+    KMP_INTERNAL_FREE(v);
 }
 
 // The calling thread's stack, guard included.  The initial thread's

@@ -255,7 +255,7 @@ static int ro_thread_stacks(kmp_pt_range **out, const kmp_pt_vma *v, int nv) {
 // items since *v was read; *drops: the drops they include.
 static int ro_read_maps_again(kmp_pt_vma **v, kmp_uint64 *drops) {
   if (*v)
-    __kmp_free(*v);
+    __kmp_pt_free_maps(*v);
   *v = NULL;
   *drops = __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE);
   return __kmp_pt_read_maps(v, 0);
@@ -364,7 +364,7 @@ static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
   __kmp_ro_table.bump();
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
   if (v)
-    __kmp_free(v);
+    __kmp_pt_free_maps(v);
   if (stacks)
     __kmp_free(stacks);
   return h;

@@ -539,7 +539,7 @@ int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages) {
     ro_drop(it, nv < 0 ? NULL : v, nv);
   }
   if (v)
-    __kmp_free(v);
+    __kmp_pt_free_maps(v);
   return rc;
 }
 
