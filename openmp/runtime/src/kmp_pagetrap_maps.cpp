@@ -95,10 +95,10 @@ int __kmp_pt_read_maps(kmp_pt_vma **out, int smaps) {
   char *buf = pt_slurp(smaps ? "/proc/self/smaps" : "/proc/self/maps");
   if (!buf)
     return -1;
-  // A VMA is a line; smaps has more lines than VMAs.
+  // A VMA is a line that starts with its address (smaps adds field lines).
   int n = 0, cap = 1;
-  for (const char *s = buf; (s = strchr(s, '\n')); s++)
-    cap++;
+  for (const char *s = buf; s; s = strchr(s, '\n'), s = s ? s + 1 : s)
+    cap += (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f');
   kmp_pt_vma *v = (kmp_pt_vma *)KMP_INTERNAL_MALLOC(sizeof(kmp_pt_vma) * cap);
   if (!v) {
     KMP_INTERNAL_FREE(buf);
