@@ -211,7 +211,17 @@ int __kmp_pt_node_of_current_cpu() {
 // What does the running kernel do with a PROT_NONE page?  move_pages() is
 // cheaper and reports per page; on some kernels (6.1) it leaves PROT_NONE
 // pages where they are, while mbind(MPOL_MF_MOVE) moves them.  Kernel
-// behaviour changes between versions: ask, don't assume.
+// behaviour changes between versions: ask, don't assume.  The question is
+// asked without moving anything (a move drains the per-CPU page lists of
+// every CPU, which costs milliseconds in a guest whose other vCPUs are
+// busy): move_pages() finds a page for a move as it finds it for a query
+// (the same page-table lookup, follow_page() and later folio_walk_start()),
+// so a query that reports the node of a PROT_NONE page means that a move
+// would take it, and -ENOENT that it would not.  A wrong answer costs
+// speed, not placement: where a move fails the fault path moves the pages
+// once they are accessible again (__kmp_nt_fixup).  No mechanism where
+// move_pages() cannot say where an ordinary page is (no NUMA support,
+// or a filter that refuses the call).
 int __kmp_pt_probe_mechanism() {
 #if KMP_PAGETRAP_SUPPORTED
   int result = kmp_pt_mech_none;
@@ -223,33 +233,12 @@ int __kmp_pt_probe_mechanism() {
   p[0] = 1;
   void *pg = p;
   int status = -1;
-  if (__kmp_pt_move_pages(1, &pg, NULL, &status, 0) == 0 && status >= 0) {
-    int here = status, target = -1;
-    for (unsigned nd = 0; pt_mem_nodes && nd < KMP_PT_MAXNODE && target < 0;
-         nd++)
-      if ((int)nd != here && pt_is_mem_node(nd))
-        target = (int)nd;
-    if (target >= 0) {
-      mprotect(p, pgsz, PROT_NONE);
-      status = -1;
-      long r = __kmp_pt_move_pages(1, &pg, &target, &status, MPOL_MF_MOVE);
-      if (r == 0 && status == target) {
-        result = kmp_pt_mech_move_pages;
-      } else {
-        unsigned long mask[KMP_PT_MASK_WORDS] = {0};
-        mask[target / (8 * sizeof(long))] |= 1UL
-                                             << (target % (8 * sizeof(long)));
-        if (__kmp_pt_mbind(p, pgsz, MPOL_BIND, mask, KMP_PT_MAXNODE,
-                           MPOL_MF_MOVE | MPOL_MF_STRICT) == 0) {
-          __kmp_pt_mbind(p, pgsz, MPOL_DEFAULT, NULL, 0, 0);
-          mprotect(p, pgsz, PROT_READ | PROT_WRITE);
-          status = -1;
-          if (__kmp_pt_move_pages(1, &pg, NULL, &status, 0) == 0 &&
-              status == target && p[0] == 1)
-            result = kmp_pt_mech_mbind;
-        }
-      }
-    }
+  if (__kmp_pt_move_pages(1, &pg, NULL, &status, 0) == 0 && status >= 0 &&
+      mprotect(p, pgsz, PROT_NONE) == 0) {
+    status = -1;
+    result = __kmp_pt_move_pages(1, &pg, NULL, &status, 0) == 0 && status >= 0
+                 ? kmp_pt_mech_move_pages
+                 : kmp_pt_mech_mbind;
   }
   munmap(p, pgsz);
   return result;

@@ -4,7 +4,9 @@
 //         once (migrated + already local == pages, no failure), ends on the
 //         node of one of the team's threads, and no increment is lost; with
 //         the probed mechanism, with move_pages and with mbind forced
-//         (KMP_NEXTTOUCH_MECHANISM), exact and adaptive windows.
+//         (KMP_NEXTTOUCH_MECHANISM), exact and adaptive windows.  The
+//         probed mechanism is move_pages where the kernel moves a PROT_NONE
+//         page with it, mbind where it does not (asked here by a move).
 //  mech:  exact placement (recorded first toucher's node) with each forced
 //         mechanism: with move_pages forced on a kernel that cannot move
 //         PROT_NONE pages the engine must still get every page right.
@@ -34,6 +36,23 @@ static void to_last_node(char *a, size_t bytes) {
                  MPOL_MF_MOVE | MPOL_MF_STRICT) == 0,
            "mbind to the last node: %s", strerror(errno));
   mbind(a, bytes, MPOL_DEFAULT, NULL, 0, 0);
+}
+
+// Does move_pages(MPOL_MF_MOVE) move a PROT_NONE page to another node?
+static int moves_prot_none(void) {
+  char *p = (char *)nt_map(pg);
+  p[0] = 1;
+  void *pages[1] = {p};
+  int status = -1, target;
+  NT_CHECK(move_pages(0, 1, pages, NULL, &status, 0) == 0 && status >= 0,
+           "where is a touched page: %d", status);
+  target = (status + 1) % nodes;
+  mprotect(p, pg, PROT_NONE);
+  status = -1;
+  int moved = move_pages(0, 1, pages, &target, &status, MPOL_MF_MOVE) == 0 &&
+              status == target;
+  munmap(p, pg);
+  return moved;
 }
 
 static int race(void) {
@@ -166,6 +185,11 @@ int main(int argc, char **argv) {
     else
       thp();
     kmp_nexttouch_counters_t c = nt_counters();
+    if (!strcmp(getenv("KMP_NEXTTOUCH_MECHANISM"), "auto")) {
+      int want = moves_prot_none() ? 1 : 2; // move_pages, mbind
+      NT_CHECK(c.mechanism == want, "probed mechanism %d, want %d", c.mechanism,
+               want);
+    }
     printf("config %s %s: mechanism %d, %llu faults, %llu batches, "
            "%llu migrated, %llu local: %s\n",
            argv[2], argv[3], c.mechanism, (unsigned long long)c.faults,
