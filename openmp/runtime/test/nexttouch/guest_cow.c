@@ -41,21 +41,14 @@ static int all(void) {
     for (int w = 0; w < 2; w++) {
       char name[64];
       snprintf(name, sizeof name, "%s-%s", mechs[m], windows[w]);
-      fflush(stdout);
-      pid_t pid = fork();
-      if (pid == 0) {
-        char *args[] = {(char *)"guest_cow", name, NULL};
-        setenv("KMP_NEXTTOUCH_MECHANISM", mechs[m], 1);
-        setenv("KMP_NEXTTOUCH_WINDOW", windows[w], 1);
-        setenv("OMP_NUM_THREADS", "2", 1);
-        setenv("OMP_PROC_BIND", "spread", 1);
-        setenv("OMP_PLACES", "cores", 1);
-        execv("/proc/self/exe", args);
-        _exit(127);
-      }
-      int st = 0;
-      waitpid(pid, &st, 0);
-      failed += !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+      char *args[] = {(char *)"guest_cow", name, NULL};
+      const char *env[][2] = {{"KMP_NEXTTOUCH_MECHANISM", mechs[m]},
+                              {"KMP_NEXTTOUCH_WINDOW", windows[w]},
+                              {"OMP_NUM_THREADS", "2"},
+                              {"OMP_PROC_BIND", "spread"},
+                              {"OMP_PLACES", "cores"},
+                              {NULL, NULL}};
+      failed += nt_run_self(args, env) != 0;
     }
   NT_CHECK(failed == 0, "%d configurations failed", failed);
   return nt_done("guest_cow all");

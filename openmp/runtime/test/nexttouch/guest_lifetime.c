@@ -27,7 +27,6 @@
 #include <numa.h>
 #include <numaif.h>
 #include <sched.h>
-#include <sys/wait.h>
 
 #define U64(x) ((unsigned long long)(x))
 
@@ -189,19 +188,13 @@ int main(int argc, char **argv) {
   for (int ad = 0; ad < 2; ad++) {
     const char *name = ad ? "adaptive" : "exact";
     char *args[] = {argv[0], "child", ad ? "1" : "0", (char *)name, NULL};
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-      setenv("OMP_PROC_BIND", "spread", 1);
-      setenv("OMP_PLACES", "cores", 1);
-      setenv("OMP_NUM_THREADS", "2", 1);
-      setenv("KMP_NEXTTOUCH_WINDOW", ad ? "adaptive" : "1", 1);
-      execv("/proc/self/exe", args);
-      _exit(127);
-    }
-    int st;
-    waitpid(pid, &st, 0);
-    NT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status %#x", name, st);
+    const char *env[][2] = {{"OMP_PROC_BIND", "spread"},
+                            {"OMP_PLACES", "cores"},
+                            {"OMP_NUM_THREADS", "2"},
+                            {"KMP_NEXTTOUCH_WINDOW", ad ? "adaptive" : "1"},
+                            {NULL, NULL}};
+    int rc = nt_run_self(args, env);
+    NT_CHECK(rc == 0, "%s: exit status %d", name, rc);
   }
   return nt_done("guest_lifetime");
 }

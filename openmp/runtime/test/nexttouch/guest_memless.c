@@ -23,7 +23,6 @@
 #include <numa.h>
 #include <numaif.h>
 #include <sched.h>
-#include <sys/wait.h>
 
 enum { PER = 64, T = 3 }; // pages per thread, threads
 
@@ -108,21 +107,13 @@ int main(int argc, char **argv) {
   const char *topologies[] = {"sysfs", "hwloc"};
   for (int k = 0; k < 2; k++) {
     char *args[] = {argv[0], "child", (char *)topologies[k], NULL};
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) { // the rest of the environment (LD_LIBRARY_PATH) stays
-      setenv("OMP_PROC_BIND", "spread", 1);
-      setenv("OMP_PLACES", "cores", 1);
-      setenv("OMP_NUM_THREADS", "3", 1);
-      if (k == 1)
-        setenv("KMP_TOPOLOGY_METHOD", "hwloc", 1);
-      execv("/proc/self/exe", args);
-      _exit(127);
-    }
-    int st;
-    waitpid(pid, &st, 0);
-    NT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status %#x",
-             topologies[k], st);
+    const char *env[][2] = {{"OMP_PROC_BIND", "spread"},
+                            {"OMP_PLACES", "cores"},
+                            {"OMP_NUM_THREADS", "3"},
+                            {"KMP_TOPOLOGY_METHOD", k == 1 ? "hwloc" : NULL},
+                            {NULL, NULL}};
+    int rc = nt_run_self(args, env);
+    NT_CHECK(rc == 0, "%s: exit status %d", topologies[k], rc);
   }
   return nt_done("guest_memless");
 }

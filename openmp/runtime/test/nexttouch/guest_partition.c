@@ -26,7 +26,6 @@
 #include <numa.h>
 #include <numaif.h>
 #include <sched.h>
-#include <sys/wait.h>
 
 #define U64(x) ((unsigned long long)(x))
 
@@ -140,19 +139,12 @@ int main(int argc, char **argv) {
   for (int late = 0; late < 2; late++) {
     char arg[2] = {(char)('0' + late), 0};
     char *args[] = {argv[0], "child", arg, NULL};
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-      setenv("OMP_PROC_BIND", "spread", 1);
-      setenv("OMP_PLACES", "cores", 1);
-      setenv("OMP_NUM_THREADS", "2", 1);
-      execv("/proc/self/exe", args);
-      _exit(127);
-    }
-    int st = 0;
-    NT_CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-                 WEXITSTATUS(st) == 0,
-             "child (late thread %d): status %#x", late, st);
+    const char *env[][2] = {{"OMP_PROC_BIND", "spread"},
+                            {"OMP_PLACES", "cores"},
+                            {"OMP_NUM_THREADS", "2"},
+                            {NULL, NULL}};
+    int rc = nt_run_self(args, env);
+    NT_CHECK(rc == 0, "child (late thread %d): exit status %d", late, rc);
   }
   return nt_done("guest_partition");
 }

@@ -35,7 +35,6 @@
 #include <numa.h>
 #include <numaif.h>
 #include <sched.h>
-#include <sys/wait.h>
 
 enum { N = 384, U = 40 };
 
@@ -224,22 +223,16 @@ int main(int argc, char **argv) {
           char adarg[2] = {ad ? '1' : '0', 0};
           char *args[] = {argv[0], "child", (char *)scheds[s], adarg, name,
                           NULL};
-          fflush(stdout);
-          pid_t pid = fork();
-          if (pid == 0) { // the rest of the environment (LD_LIBRARY_PATH) stays
-            setenv("OMP_PROC_BIND", binds[b], 1);
-            setenv("OMP_PLACES", places[pl], 1);
-            setenv("OMP_NUM_THREADS", threads_s, 1);
-            setenv("KMP_NEXTTOUCH_WINDOW", ad ? "adaptive" : "1", 1);
-            if (!strcmp(topology, "hwloc"))
-              setenv("KMP_TOPOLOGY_METHOD", "hwloc", 1);
-            execv("/proc/self/exe", args);
-            _exit(127);
-          }
-          int st;
-          waitpid(pid, &st, 0);
-          NT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status %#x",
-                   name, st);
+          const char *env[][2] = {
+              {"OMP_PROC_BIND", binds[b]},
+              {"OMP_PLACES", places[pl]},
+              {"OMP_NUM_THREADS", threads_s},
+              {"KMP_NEXTTOUCH_WINDOW", ad ? "adaptive" : "1"},
+              {"KMP_TOPOLOGY_METHOD",
+               strcmp(topology, "hwloc") ? NULL : "hwloc"},
+              {NULL, NULL}};
+          int rc = nt_run_self(args, env);
+          NT_CHECK(rc == 0, "%s: exit status %d", name, rc);
         }
   return nt_done("guest_placement");
 }

@@ -25,7 +25,6 @@
 #include <numaif.h>
 #include <sched.h>
 #include <stdint.h>
-#include <sys/wait.h>
 
 static long pg, ipp;
 static int nodes;
@@ -223,21 +222,14 @@ int main(int argc, char **argv) {
     snprintf(name, sizeof name, "mechanism=%s,window=%s,bind=%s", cfg[i].mech,
              cfg[i].window, cfg[i].bind);
     char *args[] = {argv[0], "child", (char *)cfg[i].test, name, NULL};
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-      setenv("KMP_NEXTTOUCH_MECHANISM", cfg[i].mech, 1);
-      setenv("KMP_NEXTTOUCH_WINDOW", cfg[i].window, 1);
-      setenv("OMP_PROC_BIND", cfg[i].bind, 1);
-      setenv("OMP_PLACES", "cores", 1);
-      setenv("OMP_NUM_THREADS", "4", 1);
-      execv("/proc/self/exe", args);
-      _exit(127);
-    }
-    int st;
-    waitpid(pid, &st, 0);
-    NT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s %s: status %#x",
-             cfg[i].test, name, st);
+    const char *env[][2] = {{"KMP_NEXTTOUCH_MECHANISM", cfg[i].mech},
+                            {"KMP_NEXTTOUCH_WINDOW", cfg[i].window},
+                            {"OMP_PROC_BIND", cfg[i].bind},
+                            {"OMP_PLACES", "cores"},
+                            {"OMP_NUM_THREADS", "4"},
+                            {NULL, NULL}};
+    int rc = nt_run_self(args, env);
+    NT_CHECK(rc == 0, "%s %s: exit status %d", cfg[i].test, name, rc);
   }
   return nt_done("guest_races");
 }

@@ -35,7 +35,6 @@
 #include <numa.h>
 #include <numaif.h>
 #include <sched.h>
-#include <sys/wait.h>
 
 enum { NA = 300000, NB = 100000, NC = 20000, NITEMS = 3 };
 static double C[NC];
@@ -227,18 +226,12 @@ int main(int argc, char **argv) {
     snprintf(name, sizeof name, "%s bind=%s threads=%d", path, binds[k / 2],
              threads[k / 2]);
     char *args[] = {argv[0], "child", name, path, NULL};
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-      setenv("OMP_PROC_BIND", binds[k / 2], 1);
-      setenv("OMP_PLACES", "cores", 1);
-      setenv("OMP_NUM_THREADS", t, 1);
-      execv("/proc/self/exe", args);
-      _exit(127);
-    }
-    int st;
-    waitpid(pid, &st, 0);
-    NT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status %#x", name, st);
+    const char *env[][2] = {{"OMP_PROC_BIND", binds[k / 2]},
+                            {"OMP_PLACES", "cores"},
+                            {"OMP_NUM_THREADS", t},
+                            {NULL, NULL}};
+    int rc = nt_run_self(args, env);
+    NT_CHECK(rc == 0, "%s: exit status %d", name, rc);
   }
   return nt_done("guest_readonly");
 }

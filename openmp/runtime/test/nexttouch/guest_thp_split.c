@@ -32,7 +32,6 @@
 #include <numaif.h>
 #include <sched.h>
 #include <stdint.h>
-#include <sys/wait.h>
 
 enum { HP = 512 }; // pages of a huge page (4 KB pages, 2 MB huge pages)
 
@@ -159,21 +158,14 @@ int main(int argc, char **argv) {
       char name[64];
       snprintf(name, sizeof name, "%s %s", cases[c], mechs[m]);
       char *args[] = {argv[0], "child", (char *)cases[c], name, NULL};
-      fflush(stdout);
-      pid_t pid = fork();
-      if (pid == 0) {
-        setenv("OMP_PROC_BIND", "spread", 1);
-        setenv("OMP_NUM_THREADS", "2", 1);
-        setenv("KMP_NEXTTOUCH_MECHANISM", mechs[m], 1);
-        if (!strcmp(cases[c], "whole"))
-          setenv("KMP_NEXTTOUCH_THP", "false", 1);
-        execv("/proc/self/exe", args);
-        _exit(127);
-      }
-      int status;
-      waitpid(pid, &status, 0);
-      NT_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: status %#x",
-               name, status);
+      const char *env[][2] = {
+          {"OMP_PROC_BIND", "spread"},
+          {"OMP_NUM_THREADS", "2"},
+          {"KMP_NEXTTOUCH_MECHANISM", mechs[m]},
+          {"KMP_NEXTTOUCH_THP", strcmp(cases[c], "whole") ? NULL : "false"},
+          {NULL, NULL}};
+      int rc = nt_run_self(args, env);
+      NT_CHECK(rc == 0, "%s: exit status %d", name, rc);
     }
   return nt_done("guest_thp_split all");
 }

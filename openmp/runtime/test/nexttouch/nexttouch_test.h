@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int nt_failures;
@@ -146,6 +147,27 @@ extern void *__kmpc_readonly_begin(ident_t *, int, int,
                                    const char *const *);
 extern void **__kmpc_readonly_ptrs(ident_t *, int, void *);
 extern void __kmpc_readonly_end(ident_t *, int, void *);
+
+// Runs this program again in a child process, as args (args[0] its name;
+// NULL-terminated), with the variables of env ({name, value} each, a NULL
+// value skipped; ends with a NULL name) set on top of this process's
+// environment (which keeps LD_LIBRARY_PATH and the rest).  Returns the
+// child's exit status, or -1 if it did not exit.
+static int nt_run_self(char *const *args, const char *const (*env)[2]) {
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    for (; (*env)[0]; env++)
+      if ((*env)[1])
+        setenv((*env)[0], (*env)[1], 1);
+    execv("/proc/self/exe", args);
+    _exit(127);
+  }
+  int st = 0;
+  if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+    return -1;
+  return WEXITSTATUS(st);
+}
 
 static int nt_done(const char *name) {
   if (nt_failures) {
