@@ -6,7 +6,7 @@
 #   make check           the project's tests (clang, libomp, NUMA guest) with lit
 #   make check-stress    the stress and randomized model tests, long
 #   make check-sanitizers  the runtime tests built with ASan, then TSan
-#   make bench-suite     all the benchmarks, reduced, two guest boots (~14 min);
+#   make bench-suite     all the benchmarks, reduced, two guest boots (~11 min);
 #                        FULL=1 at full size (~40 min); summary of the targets
 #   make bench           the distribution benchmark (host + 2-node guest)
 #   make check-upstream  upstream clang/test/OpenMP and openmp/runtime/test
@@ -300,7 +300,7 @@ bench: toolchain
 # The suite: distribution, placement accuracy, Jacobi/CG against the
 # alternatives (the move_pages oracle among them) with the OMP_PROC_BIND x
 # OMP_PLACES sweep, readonly and the cost curves, at reduced sizes in one
-# 2-node and one 4-node guest (~14 min); prints every
+# 2-node and one 4-node guest (~11 min); prints every
 # target met or missed, writes bench/results/ and docs/Benchmarks.rst's
 # results. FULL=1: every family at its full size (~40 min).
 .PHONY: bench-suite

@@ -8,7 +8,7 @@
 # summary of the targets (met or missed) and the results of
 # docs/Benchmarks.rst.
 #
-#   bench/suite.sh           reduced sizes (below), about 14 minutes
+#   bench/suite.sh           reduced sizes (below), about 11 minutes
 #   FULL=1 bench/suite.sh    every family at its own defaults (about 40 min)
 #
 # Raw logs and every report: build/bench/suite/. The summary is printed; if
