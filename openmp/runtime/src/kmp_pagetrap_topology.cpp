@@ -22,7 +22,6 @@
 
 #if KMP_PAGETRAP_SUPPORTED
 #include <errno.h>
-#include <linux/mempolicy.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -218,8 +217,8 @@ int __kmp_pt_node_of_current_cpu() {
 // (the same page-table lookup, follow_page() and later folio_walk_start()),
 // so a query that reports the node of a PROT_NONE page means that a move
 // would take it, and -ENOENT that it would not.  A wrong answer costs
-// speed, not placement: where a move fails the fault path moves the pages
-// once they are accessible again (__kmp_nt_fixup).  No mechanism where
+// speed, not placement: where a move fails, the engine's fault path moves
+// the pages once they are accessible again (its fix-up).  No mechanism where
 // move_pages() cannot say where an ordinary page is (no NUMA support,
 // or a filter that refuses the call).
 int __kmp_pt_probe_mechanism() {
