@@ -129,6 +129,23 @@ void __kmp_nexttouch_register() {
 // ---------------------------------------------------------------------------
 // Requests
 
+// The private mappings of the layer and of both engines (under
+// __kmp_nt_lock): *out allocated with KMP_INTERNAL_MALLOC; their number.
+static int nt_private_ranges_all(kmp_pt_range **out) {
+  kmp_pt_range *others = NULL;
+  int n = __kmp_pt_private_ranges(KMP_PT_NEXTTOUCH, &others);
+  int cap = n + KMP_NT_MAX_SEGMENTS;
+  kmp_pt_range *r =
+      (kmp_pt_range *)KMP_INTERNAL_MALLOC(sizeof(kmp_pt_range) * cap);
+  if (!r)
+    KMP_FATAL(MemoryAllocFailed);
+  memcpy(r, others, sizeof(kmp_pt_range) * n);
+  KMP_INTERNAL_FREE(others);
+  n += __kmp_nt_segment_ranges(r + n, cap - n);
+  *out = r;
+  return n;
+}
+
 // Requests several ranges; codes[i] holds a code found by the caller (or 0)
 // and receives each one's result.  Returns the first error.
 static int nt_request(int n, void *const *ptrs, const size_t *lens,
@@ -138,6 +155,8 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
   kmp_pt_vma *vmas = NULL;
   int nvmas = -1;
   kmp_pt_range my_stack = {0, 0};
+  kmp_pt_range *priv = NULL; // the runtime's own mappings
+  int npriv = -1;
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
   for (int i = 0; i < n; i++) {
     uintptr_t start, end;
@@ -161,14 +180,23 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
       rc = nvmas < 0 ? ENOMEM
                      : __kmp_nt_check_range(vmas, nvmas, start, end, &my_stack);
     }
+    // The runtime's own memory is not the program's: a range over it (a
+    // hole the program unmapped, which the runtime's next mapping filled)
+    // is refused as unmapped memory.
+    if (rc == 0) {
+      if (npriv < 0)
+        npriv = nt_private_ranges_all(&priv);
+      for (int k = 0; k < npriv && rc == 0; k++)
+        if (priv[k].start < end && priv[k].end > start)
+          rc = EFAULT;
+    }
     if (rc == 0 && !__kmp_nt_active) {
       KMP_PT_ADD(noop_requests, 1);
       codes[i] = 0;
       continue;
     }
     if (rc == 0) {
-      __kmp_nt_request_add(start, end, (uintptr_t)ptrs[i],
-                           (uintptr_t)ptrs[i] + lens[i]);
+      __kmp_nt_request_add((uintptr_t)ptrs[i], (uintptr_t)ptrs[i] + lens[i]);
       KMP_PT_ADD(requests, 1);
     } else {
       KMP_PT_ADD(bad_requests, 1);
@@ -180,6 +208,8 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
   __kmp_release_bootstrap_lock(&__kmp_nt_lock);
   if (vmas)
     __kmp_pt_free_maps(vmas);
+  if (priv)
+    KMP_INTERNAL_FREE(priv);
   return first;
 }
 

@@ -149,7 +149,7 @@ static inline void __kmp_nt_each_armed(uintptr_t a, uintptr_t e, F fn) {
   }
   __kmp_nt_table.leave();
   if (blocked)
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    __kmp_pt_real_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 // Something is armed: the layer's wrappers call the engine (the watch bit).
@@ -175,6 +175,9 @@ int __kmp_nt_marked(uintptr_t a);
 // merged, at most KMP_NT_MAX_ITEMS: the batch limit needs each one and where
 // its bytes begin and end.
 #define KMP_NT_MAX_ITEMS 4096
+// The requested bytes, merged where they overlap or meet: arming takes the
+// whole pages inside each range, never a page the program shares with
+// bytes it did not request.
 struct kmp_nt_requests {
   kmp_pt_range *ranges;
   int nranges, cap;
@@ -184,9 +187,16 @@ struct kmp_nt_requests {
 };
 extern kmp_nt_requests __kmp_nt_requests;
 
-// Add the request for the bytes [start, end) (pages [pstart, pend)).
-void __kmp_nt_request_add(uintptr_t pstart, uintptr_t pend, uintptr_t start,
-                          uintptr_t end);
+// Add the request for the bytes [start, end).
+void __kmp_nt_request_add(uintptr_t start, uintptr_t end);
+// The whole pages inside the requested bytes [start, end): 0 if none.
+static inline int __kmp_nt_inner_pages(uintptr_t start, uintptr_t end,
+                                       uintptr_t *pstart, uintptr_t *pend) {
+  uintptr_t pg = (uintptr_t)__kmp_pt_page;
+  *pstart = (start + pg - 1) & ~(pg - 1);
+  *pend = end & ~(pg - 1);
+  return *pstart < *pend;
+}
 // Drop the pages [start, end) from the requests.
 void __kmp_nt_request_remove(uintptr_t start, uintptr_t end);
 // Drop every request; the pages they held.

@@ -343,6 +343,14 @@ static int nt_items_in(uintptr_t start, uintptr_t end, int *first) {
   return n;
 }
 
+// Units [u, e) of seg, claimed by the arming thread, hold the buffer of a
+// system call in flight (kmp_pagetrap_io.cpp): protecting them would fail
+// the call.
+static bool nt_in_flight(const kmp_nt_segment *seg, size_t u, size_t e) {
+  return __kmp_pt_io_busy(seg->base + (u << seg->shift),
+                          seg->base + (e << seg->shift));
+}
+
 // Arm [start, end) (unit aligned, read-write, one VMA's worth at most).  The
 // segment, a copy of its items and its units' states are one private
 // mapping: the fault path reads them.
@@ -353,8 +361,11 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot, int shared,
   size_t items_at = (sizeof(kmp_nt_segment) + alignof(kmp_pt_range) - 1) &
                     ~(alignof(kmp_pt_range) - 1);
   size_t state_at = items_at + sizeof(kmp_pt_range) * nitems;
+  // After the states, the states the units get once protected (below): in
+  // this mapping, never in the heap, which the piece may be part of.
+  size_t want_at = state_at + nunits;
   size_t bytes =
-      (state_at + nunits + __kmp_pt_page - 1) & ~((size_t)__kmp_pt_page - 1);
+      (want_at + nunits + __kmp_pt_page - 1) & ~((size_t)__kmp_pt_page - 1);
   char *map = (char *)__kmp_pt_private_alloc(bytes);
   if (!map) {
     KMP_PT_ADD(fail_arm, (end - start) >> __kmp_pt_page_shift);
@@ -389,6 +400,11 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot, int shared,
   void **pages = w->pages;
   int *status = w->status;
   size_t armed = 0, absent = 0;
+  // The state each unit gets once it is protected; until then a unit to arm
+  // is CLAIMED (by the arming thread): a thread outside the team that reads
+  // it through a system call meanwhile (kmp_nt_buffer) waits instead of
+  // opening a page that is protected after it.
+  unsigned char *want = (unsigned char *)map + want_at;
   for (size_t u = 0; u < seg->nunits; u += CHUNK) {
     size_t k = seg->nunits - u < CHUNK ? seg->nunits - u : CHUNK;
     for (size_t i = 0; i < k; i++) {
@@ -402,19 +418,21 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot, int shared,
     nt_cow_pages(seg, w, (int)k, cow);
     for (size_t i = 0; i < k; i++) {
       if (status[i] < 0) {
-        seg->state[u + i] = KMP_NT_DONE;
+        want[u + i] = seg->state[u + i] = KMP_NT_DONE;
         absent++;
       } else {
         int nd =
             status[i] < KMP_NT_NODE_UNKNOWN ? status[i] : KMP_NT_NODE_UNKNOWN;
-        seg->state[u + i] =
+        want[u + i] =
             (unsigned char)(KMP_NT_ARMED | nd | (cow[i] ? KMP_NT_COW : 0));
+        seg->state[u + i] = KMP_NT_CLAIMED;
         armed++;
       }
     }
   }
   KMP_PT_ADD(pages_not_present, absent * __kmp_nt_unit_pages(seg));
-  // Publish, then protect: a fault always finds its segment.
+  // Publish, then protect, then arm: a fault always finds its segment, and
+  // nobody opens a unit before it is protected.
   seg->armed_units = armed;
   if (!armed || __kmp_nt_table.publish(seg) < 0) {
     KMP_PT_ADD(fail_arm, armed * __kmp_nt_unit_pages(seg));
@@ -423,19 +441,33 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot, int shared,
   }
   __kmp_pt_set_watched(KMP_PT_NEXTTOUCH, 1);
   for (size_t u = 0; u < seg->nunits;) {
-    if (!(seg->state[u] & KMP_NT_ARMED)) {
+    if (!(want[u] & KMP_NT_ARMED)) {
       u++;
       continue;
     }
     size_t e = u;
-    while (e < seg->nunits && (seg->state[e] & KMP_NT_ARMED))
+    while (e < seg->nunits && (want[e] & KMP_NT_ARMED))
       e++;
+    if (nt_in_flight(seg, u, e)) // then unit by unit
+      for (size_t i = u + 1; i < e; i++)
+        if (nt_in_flight(seg, u, i + 1)) {
+          e = i;
+          break;
+        }
+    if (nt_in_flight(seg, u, u + 1)) { // a system call's buffer: left alone
+      __kmp_nt_done(seg, u, 1);
+      KMP_PT_ADD(fail_arm, __kmp_nt_unit_pages(seg));
+      armed--;
+      u++;
+      continue;
+    }
     if (!nt_protect(seg, start + (u << seg->shift), (e - u) << seg->shift)) {
-      for (size_t i = u; i < e; i++)
-        seg->state[i] = KMP_NT_DONE;
-      __atomic_fetch_sub(&seg->armed_units, e - u, __ATOMIC_RELEASE);
+      __kmp_nt_done(seg, u, e - u); // CLAIMED: given up where it is
       KMP_PT_ADD(fail_arm, (e - u) * __kmp_nt_unit_pages(seg));
       armed -= e - u;
+    } else {
+      for (size_t i = u; i < e; i++)
+        __atomic_store_n(&seg->state[i], want[i], __ATOMIC_RELEASE);
     }
     u = e;
   }
@@ -485,29 +517,52 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
         status[i] = KMP_NT_NODE_UNKNOWN;
     unsigned char cow[CHUNK];
     nt_cow_pages(seg, w, k, cow);
+    unsigned char st[CHUNK]; // the states of the units once protected
     // Runs of consecutive populated units: state first, then one mprotect.
     for (int i = 0; i < k;) {
       if (status[i] < 0) { // not populated: its first touch is local anyway
         i++;
         continue;
       }
+      // Claimed, protected, then armed: a thread outside the team that reads
+      // a unit through a system call meanwhile waits for it (see
+      // nt_arm_piece).  Between the claim and the arming this thread reads
+      // nothing but its stack and the segment: the request may cover the
+      // heap (w->pages, w->status), whose claimed pages it would wait for.
       int e = i;
       for (; e < k && status[e] >= 0 && cand[e] == cand[i] + (e - i); e++) {
         int nd =
             status[e] < KMP_NT_NODE_UNKNOWN ? status[e] : KMP_NT_NODE_UNKNOWN;
-        __atomic_fetch_add(&seg->armed_units, 1, __ATOMIC_ACQ_REL);
-        __atomic_store_n(
-            &seg->state[cand[e]],
-            (unsigned char)(KMP_NT_ARMED | nd | (cow[e] ? KMP_NT_COW : 0)),
-            __ATOMIC_RELEASE);
+        st[e] = (unsigned char)(KMP_NT_ARMED | nd | (cow[e] ? KMP_NT_COW : 0));
       }
-      if (!nt_protect(seg, (uintptr_t)pages[i], (e - i) * usz)) {
-        for (int t = i; t < e; t++) {
-          seg->state[cand[t]] = KMP_NT_CLAIMED;
+      uintptr_t run = (uintptr_t)pages[i];
+      for (int t = i; t < e; t++) {
+        __atomic_fetch_add(&seg->armed_units, 1, __ATOMIC_ACQ_REL);
+        __atomic_store_n(&seg->state[cand[t]], KMP_NT_CLAIMED,
+                         __ATOMIC_SEQ_CST);
+      }
+      // A system call's buffer in flight is left alone this time.
+      int busy = e;
+      if (nt_in_flight(seg, cand[i], cand[e - 1] + 1))
+        for (int t = i; t < e && busy == e; t++)
+          if (nt_in_flight(seg, cand[t], cand[t] + 1))
+            busy = t;
+      if (busy == i) {
+        __kmp_nt_done(seg, cand[i], 1);
+        KMP_PT_ADD(fail_arm, __kmp_nt_unit_pages(seg));
+        i++;
+        continue;
+      }
+      for (int t = busy; t < e; t++) // armed again in the next run
+        __kmp_nt_done(seg, cand[t], 1);
+      e = busy;
+      if (!nt_protect(seg, run, (e - i) * usz)) {
+        for (int t = i; t < e; t++)
           __kmp_nt_done(seg, cand[t], 1);
-        }
         KMP_PT_ADD(fail_arm, (e - i) * __kmp_nt_unit_pages(seg));
       } else {
+        for (int t = i; t < e; t++)
+          __atomic_store_n(&seg->state[cand[t]], st[t], __ATOMIC_RELEASE);
         armed += e - i;
       }
       i = e;
@@ -568,6 +623,11 @@ static void nt_arm_in_vma(const kmp_pt_vma *m, uintptr_t at, uintptr_t stop,
 void __kmp_nt_arm_pending() {
   kmp_uint64 t0 = __kmp_pt_now_ns();
   __kmp_pt_install_handler();
+  // Units are CLAIMED by this thread while they are armed: no signal handler
+  // of the program may run here meanwhile (its read() of such a unit would
+  // wait for this thread).
+  sigset_t sigs;
+  __kmp_pt_block_async(&sigs);
   qsort(__kmp_nt_requests.items, __kmp_nt_requests.nitems, sizeof(kmp_pt_range),
         nt_cmp_range);
   // smaps (AnonHugePages) only if some pending range holds two huge blocks.
@@ -596,8 +656,13 @@ void __kmp_nt_arm_pending() {
   qsort(live, nlive, sizeof(*live), nt_cmp_segment);
   __kmp_nt_table.bump();
   for (int r = 0; r < __kmp_nt_requests.nranges; r++) {
-    uintptr_t start = __kmp_nt_requests.ranges[r].start,
-              end = __kmp_nt_requests.ranges[r].end;
+    // Only whole requested pages: a page the program shares with bytes it
+    // did not request (a neighbour variable, a stdio buffer, a string it
+    // hands to the kernel) stays accessible.
+    uintptr_t start, end;
+    if (!__kmp_nt_inner_pages(__kmp_nt_requests.ranges[r].start,
+                              __kmp_nt_requests.ranges[r].end, &start, &end))
+      continue;
     // Pages of a live segment are armed again inside it (those touched
     // since, or dropped as stale); pages still armed stay as they are.
     while (start < end) {
@@ -653,6 +718,7 @@ void __kmp_nt_arm_pending() {
   KMP_INTERNAL_FREE(x);
   if (vmas)
     __kmp_pt_free_maps(vmas);
+  __kmp_pt_real_sigmask(SIG_SETMASK, &sigs, NULL);
   KMP_PT_ADD(arm_ns, __kmp_pt_now_ns() - t0);
 }
 

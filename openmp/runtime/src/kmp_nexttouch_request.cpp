@@ -2,9 +2,10 @@
  * kmp_nexttouch_request.cpp -- affinity-on-next-touch: the requests waiting
  * to be armed, and which ranges may be requested.
  *
- * A request names byte ranges; their pages wait in a sorted list until the
- * next fork of a team of more than one thread arms them
- * (kmp_nexttouch_arm.cpp).  The functions of this file own that list
+ * A request names byte ranges; they wait in a sorted list, merged where they
+ * overlap or meet, until the next fork of a team of more than one thread
+ * arms the whole pages inside them (kmp_nexttouch_arm.cpp).  The functions of
+ * this file own that list
  * (__kmp_nt_requests); they run under __kmp_nt_lock, never in a signal
  * handler.
  */
@@ -113,17 +114,19 @@ void __kmp_nt_request_remove(uintptr_t start, uintptr_t end) {
   }
 }
 
-void __kmp_nt_request_add(uintptr_t pstart, uintptr_t pend, uintptr_t start,
-                          uintptr_t end) {
-  nt_add_range(pstart, pend);
+void __kmp_nt_request_add(uintptr_t start, uintptr_t end) {
+  nt_add_range(start, end);
   nt_add_item(start, end);
 }
 
 kmp_uint64 __kmp_nt_request_clear() {
   kmp_uint64 pages = 0;
-  for (int i = 0; i < nt_req.nranges; i++)
-    pages +=
-        (nt_req.ranges[i].end - nt_req.ranges[i].start) >> __kmp_pt_page_shift;
+  for (int i = 0; i < nt_req.nranges; i++) {
+    uintptr_t ps, pe;
+    if (__kmp_nt_inner_pages(nt_req.ranges[i].start, nt_req.ranges[i].end, &ps,
+                             &pe))
+      pages += (pe - ps) >> __kmp_pt_page_shift;
+  }
   nt_req.nranges = 0;
   nt_req.nitems = 0;
   TCW_4(nt_req.any, 0);

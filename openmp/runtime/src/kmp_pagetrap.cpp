@@ -52,6 +52,7 @@ const char *__kmp_pt_mech_name(int m) {
 const kmp_pt_engine *volatile __kmp_pt_engines[KMP_PT_NUM_ENGINES];
 volatile int __kmp_pt_watch = 0;
 volatile int __kmp_pt_file_engines = 0;
+volatile int __kmp_pt_file_watch = 0;
 
 void __kmp_pt_register(int id, const kmp_pt_engine *e) {
   if (e->forced_write || e->file_write)

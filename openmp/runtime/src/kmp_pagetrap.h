@@ -276,7 +276,8 @@ struct kmp_pt_engine {
   int (*forced_write)(uintptr_t a, uintptr_t e);
   // [as buffer] A write to the file with inode `ino` (0: any file).
   void (*file_write)(kmp_uint64 ino);
-  // [as buffer, but may take the engine's lock] The program is about to
+  // [as buffer: lock-free, also in signal handlers and in allocator
+  // callbacks made while the engine holds its lock] The program is about to
   // change the mapping or the content of [a, e) (page aligned).
   void (*mapping_change)(uintptr_t a, uintptr_t e);
   // [not in a signal handler] Another engine takes [a, e): the engine gives
@@ -307,6 +308,17 @@ extern const kmp_pt_engine *volatile __kmp_pt_engines[KMP_PT_NUM_ENGINES];
 extern volatile int __kmp_pt_watch;
 // The engines with a forced_write or file_write hook (bit 1 << id).
 extern volatile int __kmp_pt_file_engines;
+// The engines whose file_write hook can matter now (they hold something a
+// write to a file may change: bit 1 << id).  While none does, and the
+// process never opened a procfs mem file (forced_write), the wrappers of
+// write() and its kin make no per-call system call.
+extern volatile int __kmp_pt_file_watch;
+static inline void __kmp_pt_set_file_watched(int id, int on) {
+  if (on)
+    __atomic_fetch_or(&__kmp_pt_file_watch, 1 << id, __ATOMIC_ACQ_REL);
+  else
+    __atomic_fetch_and(&__kmp_pt_file_watch, ~(1 << id), __ATOMIC_ACQ_REL);
+}
 static inline int __kmp_pt_watched(int id) {
   return (__atomic_load_n(&__kmp_pt_watch, __ATOMIC_ACQUIRE) >> id) & 1;
 }
@@ -380,6 +392,24 @@ void *__kmp_pt_next(void *volatile *cache, const char *name);
     return failed;                                                             \
   }
 
+// The buffers that wrapped system calls hand to the kernel now (listed by
+// kmp_pagetrap_io.cpp, kept in kmp_pagetrap_sys.cpp): an engine that has
+// claimed pages it is about to protect asks __kmp_pt_io_busy first and
+// leaves alone what is in flight.
+#define KMP_PT_IO_SLOTS 64
+struct kmp_pt_io_slot {
+  volatile uintptr_t start, end; // start 0: free, 1: being filled
+};
+extern kmp_pt_io_slot __kmp_pt_io_slots[KMP_PT_IO_SLOTS];
+extern volatile int __kmp_pt_io_used;
+// 1 if [a, e) meets a buffer in flight.  Async-signal-safe, lock-free.
+int __kmp_pt_io_busy(uintptr_t a, uintptr_t e);
+
+// A system call is about to copy into (`into`) or out of [a, e): the
+// engines that watch touch or open it first (their buffer hooks); EFAULT if
+// one refuses.  Lock-free, async-signal-safe (kmp_pagetrap_sys.cpp).
+int __kmp_pt_buffer(uintptr_t a, uintptr_t e, int into);
+
 // The layer's own mapping (the table of nodes with memory), or 0.
 int __kmp_pt_private_table(uintptr_t *start, uintptr_t *end);
 
@@ -390,13 +420,39 @@ int __kmp_pt_private_table(uintptr_t *start, uintptr_t *end);
 // engines call it before they protect anything, the sigmask wrappers
 // whenever a thread would block SIGSEGV.
 void __kmp_pt_install_handler();
-// The handler's first question: 1 if the SIGSEGV described by si was sent
-// to a thread that blocks SIGSEGV in the program's view; it is then held
-// until the thread unblocks it.  Async-signal-safe.
-int __kmp_pt_hold_segv(const siginfo_t *si);
 // Block every signal but the synchronous ones in *old's place, as the
 // handler runs: no signal handler may run while a thread holds a claim.
+// Undo it with __kmp_pt_real_sigmask(SIG_SETMASK, old, NULL).
 void __kmp_pt_block_async(sigset_t *old);
+
+// SIGSEGV as the program sees it (kmp_pagetrap_sigmask.cpp).
+// The C library's sigaction, past the wrapper.
+int __kmp_pt_real_sigaction(int sig, const struct sigaction *act,
+                            struct sigaction *old);
+// Puts `ours` in the kernel; the action found there becomes the program's
+// copy, which the sigaction and signal wrappers read and set from then on.
+// Idempotent; 1 if ours is in front.
+int __kmp_pt_handler_in_front(const struct sigaction *ours);
+// [signal handler] The program's action for SIGSEGV, and the reset of a
+// SA_RESETHAND one as the kernel delivers it.
+void __kmp_pt_program_action(struct sigaction *out);
+void __kmp_pt_program_action_reset();
+// The C library's pthread_sigmask, past the wrapper.
+int __kmp_pt_real_sigmask(int how, const sigset_t *set, sigset_t *old);
+// [signal handler] Does the thread block SIGSEGV in the program's view?
+// The handler sets the view while the program's handler runs.
+int __kmp_pt_segv_blocked_view();
+void __kmp_pt_set_segv_blocked_view(int blocked);
+// [signal handler] The handler's first question: 1 if the SIGSEGV described
+// by si was sent to a thread that blocks SIGSEGV in the program's view (or
+// the program ignores it); it is then held until the thread unblocks it or
+// waits for it.  uc: the handler's context.
+int __kmp_pt_hold_segv(const siginfo_t *si, void *uc);
+// [signal handler] A SIGSEGV sent while the engines handle a fault in this
+// thread is held until they are done; then taken (1) unless the thread
+// blocks SIGSEGV in its view.
+void __kmp_pt_hold_segv_inside(const siginfo_t *si);
+int __kmp_pt_take_held_inside(siginfo_t *si);
 
 // ---------------------------------------------------------------------------
 // The VMAs (kmp_pagetrap_maps.cpp; not in a signal handler)

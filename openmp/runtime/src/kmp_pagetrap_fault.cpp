@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <ucontext.h>
 
 // Initial-exec TLS: an access is one %fs-relative load, never
 // __tls_get_addr (whose DTV lives in the heap, which an engine may protect).
@@ -47,10 +48,10 @@ static void pt_async_signals(sigset_t *set) {
 void __kmp_pt_block_async(sigset_t *old) {
   sigset_t all;
   pt_async_signals(&all);
-  pthread_sigmask(SIG_BLOCK, &all, old);
+  __kmp_pt_real_sigmask(SIG_BLOCK, &all, old);
 }
 
-// Set while a fault that is not ours runs the previous handler: if that
+// Set while a fault that is not ours runs the program's handler: if that
 // handler calls ours again for the same fault (it chains to what it found,
 // which may be us), the fault gets the default action.  A handler that leaves
 // with siglongjmp never clears it; the frame address tells a call back (a
@@ -58,98 +59,123 @@ void __kmp_pt_block_async(sigset_t *old) {
 static PT_TLS const siginfo_t *pt_tls_chain_si;
 static PT_TLS uintptr_t pt_tls_chain_frame;
 
-static struct sigaction pt_prev_action;
-
-static void pt_handler(int sig, siginfo_t *si, void *uc);
-
-static void pt_chain(int sig, siginfo_t *si, void *uc) {
-  struct sigaction prev = pt_prev_action;
-  uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
-  if (pt_tls_chain_si == si && frame < pt_tls_chain_frame) {
-    // The handler we chained to called us back for the same fault.
-    prev.sa_handler = SIG_DFL;
-    prev.sa_flags = 0;
-  }
-  void (*call)(int, siginfo_t *, void *) = NULL;
-  void (*call_plain)(int) = NULL;
-  if ((prev.sa_flags & SA_SIGINFO) && prev.sa_sigaction &&
-      prev.sa_sigaction != pt_handler)
-    call = prev.sa_sigaction;
-  else if (!(prev.sa_flags & SA_SIGINFO) && prev.sa_handler != SIG_DFL &&
-           prev.sa_handler != SIG_IGN)
-    call_plain = prev.sa_handler;
-  if (call || call_plain) {
-    // Run it as the kernel would: with its own mask (plus the signal, unless
-    // SA_NODEFER).  It may return, or leave with siglongjmp.
-    sigset_t old, mask = prev.sa_mask;
-    if (!(prev.sa_flags & SA_NODEFER))
-      sigaddset(&mask, sig);
-    pthread_sigmask(SIG_SETMASK, &mask, &old);
-    const siginfo_t *saved_si = pt_tls_chain_si;
-    uintptr_t saved_frame = pt_tls_chain_frame;
-    pt_tls_chain_si = si;
-    pt_tls_chain_frame = frame;
-    if (call)
-      call(sig, si, uc);
-    else
-      call_plain(sig);
-    pt_tls_chain_si = saved_si;
-    pt_tls_chain_frame = saved_frame;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return;
-  }
-  // Default action: die by the signal.  A fault re-executes the instruction
-  // once the handler returns; a signal sent with kill() is raised again.
+// The default action: die by the signal.  A fault re-executes the
+// instruction once the handler returns; a signal sent with kill() is raised
+// again.  The kernel's action is then the default for good, as the kernel
+// leaves it after a fault it cannot deliver.
+static void pt_die(int sig, siginfo_t *si) {
   struct sigaction dfl;
   memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
-  sigaction(sig, &dfl, NULL);
+  __kmp_pt_real_sigaction(sig, &dfl, NULL);
   if (si->si_code <= 0)
     raise(sig);
 }
 
+// A SIGSEGV no engine takes gets the program's action, as the kernel would
+// have given it (kmp_pagetrap_sigmask.cpp keeps that action).
+static void pt_chain(int sig, siginfo_t *si, void *uc) {
+  struct sigaction prev;
+  __kmp_pt_program_action(&prev);
+  uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
+  int fault = si->si_code > 0;
+  // A fault in a thread that blocks SIGSEGV kills the process; so does the
+  // same fault again from the handler we chained to.
+  if ((fault && __kmp_pt_segv_blocked_view()) ||
+      (pt_tls_chain_si == si && frame < pt_tls_chain_frame))
+    return pt_die(sig, si);
+  int info = (prev.sa_flags & SA_SIGINFO) != 0;
+  if (!info && prev.sa_handler == SIG_IGN) {
+    if (fault) // the kernel does not let a fault be ignored
+      pt_die(sig, si);
+    return; // a sent one is discarded
+  }
+  if (!info && prev.sa_handler == SIG_DFL)
+    return pt_die(sig, si);
+  // Run it as the kernel would: with the interrupted context's mask, its
+  // own and the signal (unless SA_NODEFER), once only with SA_RESETHAND;
+  // SIGSEGV blocked in the thread's view, not in the kernel.  It may
+  // return, or leave with siglongjmp.
+  if (prev.sa_flags & SA_RESETHAND)
+    __kmp_pt_program_action_reset();
+  sigset_t old, mask;
+  if (uc)
+    mask = ((ucontext_t *)uc)->uc_sigmask;
+  else
+    sigemptyset(&mask);
+  sigorset(&mask, &mask, &prev.sa_mask);
+  if (!(prev.sa_flags & SA_NODEFER))
+    sigaddset(&mask, sig);
+  int view = __kmp_pt_segv_blocked_view();
+  __kmp_pt_set_segv_blocked_view(view || sigismember(&mask, SIGSEGV) == 1);
+  sigdelset(&mask, SIGSEGV);
+  __kmp_pt_real_sigmask(SIG_SETMASK, &mask, &old);
+  const siginfo_t *saved_si = pt_tls_chain_si;
+  uintptr_t saved_frame = pt_tls_chain_frame;
+  pt_tls_chain_si = si;
+  pt_tls_chain_frame = frame;
+  if (info)
+    prev.sa_sigaction(sig, si, uc);
+  else
+    prev.sa_handler(sig);
+  pt_tls_chain_si = saved_si;
+  pt_tls_chain_frame = saved_frame;
+  __kmp_pt_real_sigmask(SIG_SETMASK, &old, NULL);
+  __kmp_pt_set_segv_blocked_view(view);
+}
+
+// Inside the engines' part of the handler.  The handler runs with
+// SA_NODEFER, so that the kernel never shows SIGSEGV blocked in a thread
+// that only handles a fault (the check of every thread's mask at arming
+// would take it for a thread that blocks SIGSEGV): a SIGSEGV sent meanwhile
+// runs the handler again inside, and is held until the engines are done,
+// as the kernel would hold it until the handler returns.
+static PT_TLS int pt_tls_inside;
+
 static void pt_handler(int sig, siginfo_t *si, void *uc) {
   int saved_errno = errno;
+  if (pt_tls_inside && si->si_code <= 0) {
+    __kmp_pt_hold_segv_inside(si);
+    errno = saved_errno;
+    return;
+  }
   // A SIGSEGV sent (not a fault) to a thread that blocks it in the program's
   // view waits until the thread unblocks it (kmp_pagetrap_sigmask.cpp).
-  if (sig == SIGSEGV && __kmp_pt_hold_segv(si)) {
+  if (sig == SIGSEGV && __kmp_pt_hold_segv(si, uc)) {
     errno = saved_errno;
     return;
   }
   // The engines in order (readonly, then next-touch): a page is never held
   // by both.
-  if (sig == SIGSEGV && si && si->si_code == SEGV_ACCERR)
-    for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
+  int taken = 0;
+  pt_tls_inside = 1;
+  if (sig == SIGSEGV && si->si_code == SEGV_ACCERR)
+    for (int id = 0; id < KMP_PT_NUM_ENGINES && !taken; id++) {
       const kmp_pt_engine *e =
           __atomic_load_n(&__kmp_pt_engines[id], __ATOMIC_ACQUIRE);
-      if (e && e->fault && e->fault((uintptr_t)si->si_addr, uc)) {
-        errno = saved_errno;
-        return;
-      }
+      taken = e && e->fault && e->fault((uintptr_t)si->si_addr, uc);
     }
+  pt_tls_inside = 0;
+  siginfo_t held;
+  if (__kmp_pt_take_held_inside(&held)) // as at the handler's return
+    pt_chain(sig, &held, uc);
   errno = saved_errno;
-  pt_chain(sig, si, uc);
+  if (!taken)
+    pt_chain(sig, si, uc);
 }
 
-// Put our handler first; whatever was there becomes the one we chain to.
+// Put our handler first; the program's action becomes the layer's copy.
 // The handler runs with every other catchable signal blocked: a signal
 // handler that ran while this thread holds a claim, and touched the unit
 // (or stopped the world until another thread finished), could never finish.
 void __kmp_pt_install_handler() {
-  struct sigaction cur;
-  if (sigaction(SIGSEGV, NULL, &cur) != 0)
-    return;
-  if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == pt_handler)
-    return;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = pt_handler;
-  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART | SA_NODEFER;
   pt_async_signals(&sa.sa_mask);
-  pt_prev_action = cur;
-  KMP_MB();
-  sigaction(SIGSEGV, &sa, NULL);
+  __kmp_pt_handler_in_front(&sa);
 }
 
 #endif // KMP_PAGETRAP_SUPPORTED

@@ -47,22 +47,79 @@
 
 #if KMP_PAGETRAP_SUPPORTED
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-// The engines that watch, in order; into: the kernel writes [a, e).
-// EFAULT if one refuses the call.
-static int pt_io_range(uintptr_t a, uintptr_t e, int into) {
-  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
-    const kmp_pt_engine *en =
-        __atomic_load_n(&__kmp_pt_engines[id], __ATOMIC_ACQUIRE);
-    if (en && en->buffer && __kmp_pt_watched(id) && en->buffer(a, e, into))
-      return EFAULT;
+// ---------------------------------------------------------------------------
+// Buffers in flight.  A buffer is touched (its pages opened) before the call,
+// but an engine in another thread may protect them again before the kernel
+// copies (a region's arming): the copy would fail with EFAULT.  So a wrapped
+// call lists its buffers here, for its duration, before it touches them; an
+// engine that is about to protect pages it has claimed looks here after the
+// claim (__kmp_pt_io_busy) and leaves alone what a call has in flight.  The
+// slot's store and the engine's claim are both sequentially consistent:
+// either the engine sees the buffer, or the touch sees the claim and waits.
+
+// The buffers of one wrapped call, listed while it runs (a signal handler's
+// call inside it has its own).
+struct pt_io_call {
+  enum { MAX = 4 };
+  int slot[MAX];
+  int n;
+  pt_io_call *prev;
+  pt_io_call();
+  ~pt_io_call();
+};
+static __thread pt_io_call *pt_tls_call
+    __attribute__((tls_model("initial-exec")));
+
+pt_io_call::pt_io_call() : n(0), prev(pt_tls_call) { pt_tls_call = this; }
+
+pt_io_call::~pt_io_call() {
+  for (int i = 0; i < n; i++) {
+    __atomic_store_n(&__kmp_pt_io_slots[slot[i]].start, (uintptr_t)0,
+                     __ATOMIC_RELEASE);
+    __atomic_fetch_sub(&__kmp_pt_io_used, 1, __ATOMIC_RELEASE);
   }
-  return 0;
+  pt_tls_call = prev;
+}
+
+// Lists [a, e) for the running call (if there is room; without it the call
+// goes on as before, open to the race).
+static void pt_io_listed(uintptr_t a, uintptr_t e) {
+  pt_io_call *c = pt_tls_call;
+  if (!c || c->n == pt_io_call::MAX)
+    return;
+  for (int i = 0; i < KMP_PT_IO_SLOTS; i++) {
+    uintptr_t zero = 0;
+    if (!__atomic_compare_exchange_n(&__kmp_pt_io_slots[i].start, &zero,
+                                     (uintptr_t)1, false, __ATOMIC_SEQ_CST,
+                                     __ATOMIC_RELAXED))
+      continue;
+    __atomic_fetch_add(&__kmp_pt_io_used, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&__kmp_pt_io_slots[i].end, e, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&__kmp_pt_io_slots[i].start, a, __ATOMIC_SEQ_CST);
+    c->slot[c->n++] = i;
+    return;
+  }
+}
+
+// The engines that watch, in order; into: the kernel writes [a, e).
+// EFAULT if one refuses the call.  The range is listed first.
+static int pt_io_range(uintptr_t a, uintptr_t e, int into) {
+  if (a < 2)
+    a = 2; // 0 and 1 mark free and reserved slots
+  pt_io_listed(a, e);
+  return __kmp_pt_buffer(a, e, into);
 }
 
 // The kernel reads [p, p+n).  A range that wraps is left alone: the call
@@ -85,6 +142,7 @@ static inline void pt_io_iov(const struct iovec *iov, long cnt) {
 static inline void pt_io_msg(const struct msghdr *m) {
   if (!TCR_4(__kmp_pt_watch) || !m)
     return;
+  pt_io_buf(m, sizeof *m);
   pt_io_buf(m->msg_name, m->msg_namelen);
   pt_io_iov(m->msg_iov, (long)m->msg_iovlen);
   pt_io_buf(m->msg_control, m->msg_controllen);
@@ -112,14 +170,44 @@ static inline int pt_io_into_iov(const struct iovec *iov, long cnt) {
   return 0;
 }
 
+// recvmsg: the kernel reads the header and writes its lengths and flags back.
 static inline int pt_io_into_msg(struct msghdr *m) {
   if (!m)
     return 0;
-  return pt_io_into(m->msg_name, m->msg_namelen) ||
+  return pt_io_into(m, sizeof *m) || pt_io_into(m->msg_name, m->msg_namelen) ||
                  pt_io_into_iov(m->msg_iov, (long)m->msg_iovlen) ||
                  pt_io_into(m->msg_control, m->msg_controllen)
              ? EFAULT
              : 0;
+}
+
+// recvmmsg and sendmmsg write each entry's msg_len back.
+static inline int pt_io_into_vec(struct mmsghdr *vec, unsigned n) {
+  if (!vec)
+    return 0;
+  return pt_io_into(vec, n * sizeof *vec);
+}
+
+static inline int pt_io_into_mmsg(struct mmsghdr *vec, unsigned n) {
+  if (pt_io_into_vec(vec, n))
+    return EFAULT;
+  for (unsigned i = 0; vec && i < n; i++)
+    if (pt_io_into_msg(&vec[i].msg_hdr))
+      return EFAULT;
+  return 0;
+}
+
+// A stream's own buffer, which the C library's read() fills.
+static inline int pt_io_into_stream(FILE *fp) {
+  if (!TCR_4(__kmp_pt_watch) || !fp || !fp->_IO_buf_base)
+    return 0;
+  return pt_io_into(fp->_IO_buf_base, fp->_IO_buf_end - fp->_IO_buf_base);
+}
+
+// ... and writes out of.
+static inline void pt_io_out_stream(FILE *fp) {
+  if (TCR_4(__kmp_pt_watch) && fp && fp->_IO_write_base)
+    pt_io_buf(fp->_IO_write_base, fp->_IO_write_ptr - fp->_IO_write_base);
 }
 
 static inline int pt_io_into_items(void *p, size_t size, size_t n) {
@@ -169,9 +257,16 @@ static dev_t pt_io_proc_dev() {
   return __atomic_load_n(&dev, __ATOMIC_RELAXED);
 }
 
-// The engines that want to know what the kernel writes through files.
+// A procfs mem file was opened (pt_io_opened): a write through some file
+// descriptor may write at addresses.
+static volatile int pt_proc_mem_opened;
+
+// The engines that want to know what the kernel writes through files now:
+// a write can matter only to an engine that holds file-backed memory, or
+// through a procfs mem file.
 static inline int pt_file_watch() {
-  return TCR_4(__kmp_pt_watch) & TCR_4(__kmp_pt_file_engines);
+  int w = TCR_4(__kmp_pt_watch) & TCR_4(__kmp_pt_file_engines);
+  return w && (TCR_4(pt_proc_mem_opened) || (w & TCR_4(__kmp_pt_file_watch)));
 }
 
 // A call about to write n bytes through fd, at `off` or (off < 0) at fd's
@@ -185,12 +280,15 @@ static int pt_io_file_slow(int fd, off64_t off, size_t n) {
     return 0;
   dev_t proc = pt_io_proc_dev();
   if (proc && st.st_dev == proc) {
+    if (!TCR_4(pt_proc_mem_opened))
+      return 0;
     if (off < 0 && (off = lseek64(fd, 0, SEEK_CUR)) < 0)
       return 0;
     uintptr_t a = (uintptr_t)off, e = a + n;
     return e > a ? pt_forced_write(a, e) : 0;
   }
-  pt_file_write((kmp_uint64)st.st_ino);
+  if (TCR_4(__kmp_pt_watch) & TCR_4(__kmp_pt_file_watch))
+    pt_file_write((kmp_uint64)st.st_ino);
   return 0;
 }
 
@@ -218,7 +316,7 @@ static inline void pt_io_stream(FILE *fp) {
   int fd = fp ? fileno(fp) : -1;
   if (fd >= 0)
     pt_io_file(fd, -1, 1);
-  else if (!fp)
+  else if (!fp && (TCR_4(__kmp_pt_watch) & TCR_4(__kmp_pt_file_watch)))
     pt_file_write(0);
 }
 
@@ -240,6 +338,9 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
   extern "C" ret name params {                                                 \
     typedef ret(*fn_t) params;                                                 \
     KMP_PT_NEXT(fn_t, #name, static_cast<ret>(-1))                             \
+    if (!TCR_4(__kmp_pt_watch))                                                \
+      return f args;                                                           \
+    pt_io_call call; /* the buffers stay listed until the call returns */      \
     TOUCH;                                                                     \
     return f args;                                                             \
   }
@@ -274,14 +375,15 @@ KMP_PT_IO_WRAP(int, recvmmsg,
                (int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
                 struct timespec *timeout),
                (fd, vec, vlen, flags, timeout),
-               for (unsigned i = 0; vec && i < vlen; i++)
-                   KMP_PT_IO_INTO(pt_io_into_msg(&vec[i].msg_hdr), -1))
-KMP_PT_IO_WRAP(size_t, fread, (void *p, size_t size, size_t n, FILE *fp),
-               (p, size, n, fp),
-               KMP_PT_IO_INTO(pt_io_into_items(p, size, n), 0))
+               KMP_PT_IO_INTO(pt_io_into_mmsg(vec, vlen), -1))
+KMP_PT_IO_WRAP(
+    size_t, fread, (void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp),
+    KMP_PT_IO_INTO(pt_io_into_items(p, size, n) || pt_io_into_stream(fp), 0))
 KMP_PT_IO_WRAP(size_t, fread_unlocked,
                (void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp),
-               KMP_PT_IO_INTO(pt_io_into_items(p, size, n), 0))
+               KMP_PT_IO_INTO(pt_io_into_items(p, size, n) ||
+                                  pt_io_into_stream(fp),
+                              0))
 
 // Out of the buffer: no data is lost there, but the call would fail.  Into
 // the file: see pt_io_file.
@@ -319,15 +421,20 @@ KMP_PT_IO_WRAP(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags),
 KMP_PT_IO_WRAP(int, sendmmsg,
                (int fd, struct mmsghdr *vec, unsigned int vlen, int flags),
                (fd, vec, vlen, flags),
+               KMP_PT_IO_INTO(pt_io_into_vec(vec, vlen), -1);
                for (unsigned i = 0; vec && i < vlen; i++)
                    pt_io_msg(&vec[i].msg_hdr))
 KMP_PT_IO_WRAP(size_t, fwrite, (const void *p, size_t size, size_t n, FILE *fp),
-               (p, size, n, fp), pt_io_items(p, size, n); pt_io_stream(fp))
+               (p, size, n, fp), pt_io_items(p, size, n);
+               pt_io_out_stream(fp); pt_io_stream(fp))
 KMP_PT_IO_WRAP(size_t, fwrite_unlocked,
                (const void *p, size_t size, size_t n, FILE *fp),
-               (p, size, n, fp), pt_io_items(p, size, n); pt_io_stream(fp))
-KMP_PT_IO_WRAP(int, fflush, (FILE * fp), (fp), pt_io_stream(fp))
-KMP_PT_IO_WRAP(int, fclose, (FILE * fp), (fp), pt_io_stream(fp))
+               (p, size, n, fp), pt_io_items(p, size, n);
+               pt_io_out_stream(fp); pt_io_stream(fp))
+KMP_PT_IO_WRAP(int, fflush, (FILE * fp), (fp), pt_io_out_stream(fp);
+               pt_io_stream(fp))
+KMP_PT_IO_WRAP(int, fclose, (FILE * fp), (fp), pt_io_out_stream(fp);
+               pt_io_stream(fp))
 
 // Another process's memory, or the caller's own: its local buffers as
 // read()/write() buffers, the remote ones of the calling process as well.
@@ -347,6 +454,229 @@ KMP_PT_IO_WRAP(ssize_t, process_vm_writev,
                KMP_PT_IO_INTO(pt_io_self(pid) &&
                                   pt_io_into_iov(remote, (long)rcnt),
                               -1))
+
+// Calls that consume before they copy out: the wait family reaps the
+// child, then writes its status; a failed copy would lose it.  Whatever an
+// engine does with the memory meanwhile (a region's arming may protect it
+// while the call waits), the kernel writes into the wrapper's own variables,
+// and the wrapper copies them out with ordinary stores, which fault like
+// any access of the program.  A readonly item a running region lists is
+// refused first (EFAULT, nothing consumed).
+#define KMP_PT_WAIT_BODY(call, ...)                                            \
+  if (!__kmp_pt_enabled()) /* no engine may ever protect anything */           \
+    return f(__VA_ARGS__);                                                     \
+  KMP_PT_IO_INTO(pt_io_into(status, sizeof(int)) ||                            \
+                     pt_io_into(ru, ru ? sizeof *ru : 0),                      \
+                 -1)                                                           \
+  int st = 0;                                                                  \
+  struct rusage r;                                                             \
+  pid_t rc = call;                                                             \
+  if (rc > 0) {                                                                \
+    if (status)                                                                \
+      *status = st;                                                            \
+    if (ru)                                                                    \
+      *ru = r;                                                                 \
+  }                                                                            \
+  return rc;
+
+extern "C" pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru) {
+  typedef pid_t (*fn_t)(pid_t, int *, int, struct rusage *);
+  KMP_PT_NEXT(fn_t, "wait4", -1)
+  KMP_PT_WAIT_BODY(f(pid, status ? &st : NULL, options, ru ? &r : NULL), pid,
+                   status, options, ru)
+}
+
+extern "C" pid_t wait3(int *status, int options, struct rusage *ru) {
+  typedef pid_t (*fn_t)(int *, int, struct rusage *);
+  KMP_PT_NEXT(fn_t, "wait3", -1)
+  KMP_PT_WAIT_BODY(f(status ? &st : NULL, options, ru ? &r : NULL), status,
+                   options, ru)
+}
+
+extern "C" pid_t waitpid(pid_t pid, int *status, int options) {
+  typedef pid_t (*fn_t)(pid_t, int *, int);
+  KMP_PT_NEXT(fn_t, "waitpid", -1)
+  struct rusage *ru = NULL;
+  KMP_PT_WAIT_BODY(f(pid, status ? &st : NULL, options), pid, status, options)
+}
+
+extern "C" pid_t wait(int *status) {
+  typedef pid_t (*fn_t)(int *);
+  KMP_PT_NEXT(fn_t, "wait", -1)
+  struct rusage *ru = NULL;
+  KMP_PT_WAIT_BODY(f(status ? &st : NULL), status)
+}
+
+extern "C" int waitid(idtype_t type, id_t id, siginfo_t *info, int options) {
+  typedef int (*fn_t)(idtype_t, id_t, siginfo_t *, int);
+  KMP_PT_NEXT(fn_t, "waitid", -1)
+  if (!__kmp_pt_enabled() || !info)
+    return f(type, id, info, options);
+  KMP_PT_IO_INTO(pt_io_into(info, sizeof *info), -1)
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  int rc = f(type, id, &si, options);
+  if (rc == 0)
+    *info = si;
+  return rc;
+}
+
+// posix_spawn's child shares the parent's memory until it runs the program
+// and reads the path, the arguments and the environment there with every
+// handler reset: a page an engine protects (or protects again, arming in
+// another thread meanwhile) would kill it.  While an engine may protect
+// pages, they are copied into a private mapping of the layer, which no engine
+// protects, and the child reads them there; the pid is written back with an
+// ordinary store.
+static size_t pt_spawn_size(char *const *v, size_t *n) {
+  size_t bytes = 0;
+  *n = 0;
+  for (; v && v[*n]; (*n)++)
+    bytes += strlen(v[*n]) + 1;
+  return bytes;
+}
+
+static char **pt_spawn_copy(char *const *v, size_t n, char ***slot,
+                            char **text) {
+  if (!v)
+    return NULL;
+  char **out = *slot;
+  for (size_t i = 0; i < n; i++) {
+    size_t l = strlen(v[i]) + 1;
+    memcpy(*text, v[i], l);
+    out[i] = *text;
+    *text += l;
+  }
+  out[n] = NULL;
+  *slot += n + 1;
+  return out;
+}
+
+typedef int (*pt_spawn_fn)(pid_t *, const char *,
+                           const posix_spawn_file_actions_t *,
+                           const posix_spawnattr_t *, char *const[],
+                           char *const[]);
+
+static int pt_spawn(pt_spawn_fn f, pid_t *pid, const char *path,
+                    const posix_spawn_file_actions_t *fa,
+                    const posix_spawnattr_t *attr, char *const argv[],
+                    char *const envp[]) {
+  if (!__kmp_pt_enabled() || !path)
+    return f(pid, path, fa, attr, argv, envp);
+  if (pt_io_into(pid, pid ? sizeof *pid : 0))
+    return EFAULT;
+  size_t na, ne;
+  size_t bytes =
+      strlen(path) + 1 + pt_spawn_size(argv, &na) + pt_spawn_size(envp, &ne);
+  size_t ptrs = (na + 1 + ne + 1) * sizeof(char *);
+  size_t len = (ptrs + bytes + __kmp_pt_page - 1) & ~(__kmp_pt_page - 1);
+  char *m = (char *)__kmp_pt_private_alloc(len);
+  if (!m)
+    return ENOMEM;
+  char **slot = (char **)m, *text = m + ptrs;
+  char *p = text;
+  memcpy(p, path, strlen(path) + 1);
+  text += strlen(path) + 1;
+  char **a = pt_spawn_copy(argv, na, &slot, &text);
+  char **e = pt_spawn_copy(envp, ne, &slot, &text);
+  pid_t child = 0;
+  int rc = f(&child, p, fa, attr, a, e);
+  __kmp_pt_private_free(m, len);
+  if (rc == 0 && pid)
+    *pid = child;
+  return rc;
+}
+
+#define KMP_PT_SPAWN(name)                                                     \
+  extern "C" int name(                                                         \
+      pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,      \
+      const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) { \
+    static void *volatile next;                                                \
+    pt_spawn_fn f = (pt_spawn_fn)__kmp_pt_next(&next, #name);                  \
+    if (!f)                                                                    \
+      return ENOSYS;                                                           \
+    return pt_spawn(f, pid, path, fa, attr, argv, envp);                       \
+  }
+KMP_PT_SPAWN(posix_spawn)
+KMP_PT_SPAWN(posix_spawnp)
+
+// Opening files: a procfs mem file (/proc/<pid>/mem, whose offsets are
+// addresses) is noted once, so that writes look at their file descriptor
+// only in a process that has opened one.  Costs a look at the name's last
+// component.
+static void pt_io_opened(const char *path, int fd) {
+  if (fd < 0 || !path || TCR_4(pt_proc_mem_opened))
+    return;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (strcmp(base, "mem") != 0)
+    return;
+  struct stat st;
+  dev_t proc = pt_io_proc_dev();
+  if (proc && fstat(fd, &st) == 0 && st.st_dev == proc)
+    __atomic_store_n(&pt_proc_mem_opened, 1, __ATOMIC_RELEASE);
+}
+
+// What the open family's wrappers return: fd, after a look at it (errno
+// kept).
+static int pt_io_open_done(const char *path, int fd) {
+  int e = errno;
+  pt_io_opened(path, fd);
+  errno = e;
+  return fd;
+}
+
+// open and openat: the mode is read only with O_CREAT or O_TMPFILE, as the C
+// library does.
+#define KMP_PT_OPEN(name, params, args)                                        \
+  extern "C" int name params {                                                 \
+    typedef int(*fn_t) params;                                                 \
+    KMP_PT_NEXT(fn_t, #name, -1)                                               \
+    mode_t mode = 0;                                                           \
+    if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {               \
+      va_list ap;                                                              \
+      va_start(ap, flags);                                                     \
+      mode = va_arg(ap, mode_t);                                               \
+      va_end(ap);                                                              \
+    }                                                                          \
+    return pt_io_open_done(path, f args);                                      \
+  }
+KMP_PT_OPEN(open, (const char *path, int flags, ...), (path, flags, mode))
+KMP_PT_OPEN(open64, (const char *path, int flags, ...), (path, flags, mode))
+KMP_PT_OPEN(openat, (int dir, const char *path, int flags, ...),
+            (dir, path, flags, mode))
+KMP_PT_OPEN(openat64, (int dir, const char *path, int flags, ...),
+            (dir, path, flags, mode))
+
+// What a program built with _FORTIFY_SOURCE calls instead.
+#define KMP_PT_OPEN_CHK(name, params, args)                                    \
+  extern "C" int name params {                                                 \
+    typedef int(*fn_t) params;                                                 \
+    KMP_PT_NEXT(fn_t, #name, -1)                                               \
+    return pt_io_open_done(path, f args);                                      \
+  }
+KMP_PT_OPEN_CHK(__open_2, (const char *path, int flags), (path, flags))
+KMP_PT_OPEN_CHK(__open64_2, (const char *path, int flags), (path, flags))
+KMP_PT_OPEN_CHK(__openat_2, (int dir, const char *path, int flags),
+                (dir, path, flags))
+KMP_PT_OPEN_CHK(__openat64_2, (int dir, const char *path, int flags),
+                (dir, path, flags))
+
+#define KMP_PT_FOPEN(name, params, args)                                       \
+  extern "C" FILE *name params {                                               \
+    typedef FILE *(*fn_t)params;                                               \
+    KMP_PT_NEXT(fn_t, #name, NULL)                                             \
+    FILE *opened = f args;                                                     \
+    if (opened)                                                                \
+      pt_io_open_done(path, fileno(opened));                                   \
+    return opened;                                                             \
+  }
+KMP_PT_FOPEN(fopen, (const char *path, const char *mode), (path, mode))
+KMP_PT_FOPEN(fopen64, (const char *path, const char *mode), (path, mode))
+KMP_PT_FOPEN(freopen, (const char *path, const char *mode, FILE *fp),
+             (path, mode, fp))
+KMP_PT_FOPEN(freopen64, (const char *path, const char *mode, FILE *fp),
+             (path, mode, fp))
 
 // What a program built with _FORTIFY_SOURCE calls instead.
 KMP_PT_IO_WRAP(ssize_t, __read_chk,

@@ -10,9 +10,10 @@
  * library, and before the call each engine that watches gives the range up
  * (kmp_pt_engine::mapping_change): next-touch disarms its armed units there
  * where they are, so that no batch opens them afterwards and the call finds
- * the protection the program gave; readonly drops the items cached there
- * that no region uses, so that the next region reads the content the call
- * leaves (madvise(MADV_DONTNEED) zeroes pages without a write fault,
+ * the protection the program gave; readonly opens its protected pages
+ * there (unless a running region lists the item) and marks the items stale,
+ * so that the next region that lists one drops it and reads the content
+ * the call leaves (madvise(MADV_DONTNEED) zeroes pages without a write fault,
  * mprotect lets the program write, munmap and mremap take the pages away).
  * The engines' own calls are raw system calls and do not come here.  While
  * no engine watches, a wrapper costs one load.
@@ -23,9 +24,8 @@
  * inside an armed range (docs/NextTouch.rst, "Guarantees and limitations").
  *
  * Runs in the calling thread, also inside signal handlers (munmap, mprotect
- * and madvise are async-signal-safe): lock-free up to the engines' hooks;
- * readonly's takes its lock, so a wrapper called in a signal handler that
- * interrupted that engine's own bookkeeping would wait for it.
+ * and madvise are async-signal-safe) and inside a malloc replacement called
+ * while libomp holds an engine's lock: lock-free, the engines' hooks too.
  */
 
 //===----------------------------------------------------------------------===//

@@ -24,6 +24,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -178,13 +180,99 @@ int __kmp_pt_mprotect_mapped(uintptr_t start, uintptr_t end, int prot) {
   return rc;
 }
 
+// The mapping calls while the C library's are looked up: dlsym may call
+// the program's malloc and free, and a malloc replacement maps and unmaps
+// with them (the C library's functions are these system calls too).
+static void *pt_raw_mmap(void *p, size_t len, int prot, int flags, int fd,
+                         off_t off) {
+  if (off & (__kmp_pt_page - 1)) {
+    errno = EINVAL;
+    return MAP_FAILED;
+  }
+  return (void *)syscall(SYS_mmap, p, len, prot, flags, fd, off);
+}
+static int pt_raw_munmap(void *p, size_t len) {
+  return (int)syscall(SYS_munmap, p, len);
+}
+static int pt_raw_mprotect(void *p, size_t len, int prot) {
+  return (int)syscall(SYS_mprotect, p, len, prot);
+}
+static int pt_raw_madvise(void *p, size_t len, int advice) {
+  return (int)syscall(SYS_madvise, p, len, advice);
+}
+static void *pt_raw_mremap(void *old, size_t old_len, size_t len, int flags,
+                           ...) {
+  va_list ap;
+  va_start(ap, flags);
+  void *to = va_arg(ap, void *);
+  va_end(ap);
+  return (void *)syscall(SYS_mremap, old, old_len, len, flags, to);
+}
+
+static void *pt_raw_fallback(const char *name) {
+  static const struct {
+    const char *name;
+    void *fn;
+  } raw[] = {{"mmap", (void *)pt_raw_mmap},
+             {"mmap64", (void *)pt_raw_mmap},
+             {"munmap", (void *)pt_raw_munmap},
+             {"mprotect", (void *)pt_raw_mprotect},
+             {"madvise", (void *)pt_raw_madvise},
+             {"mremap", (void *)pt_raw_mremap}};
+  for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++)
+    if (!strcmp(raw[i].name, name))
+      return raw[i].fn;
+  return NULL;
+}
+
+static __thread int pt_tls_looking_up
+    __attribute__((tls_model("initial-exec")));
+
 void *__kmp_pt_next(void *volatile *cache, const char *name) {
   void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
-  if (!f) {
-    f = dlsym(RTLD_NEXT, name);
-    __atomic_store_n(cache, f, __ATOMIC_RELEASE);
-  }
+  if (f)
+    return f;
+  if (pt_tls_looking_up)
+    return pt_raw_fallback(name); // called back from inside dlsym
+  pt_tls_looking_up = 1;
+  f = dlsym(RTLD_NEXT, name);
+  pt_tls_looking_up = 0;
+  __atomic_store_n(cache, f, __ATOMIC_RELEASE);
   return f;
+}
+
+// ---------------------------------------------------------------------------
+// System calls' buffers
+
+int __kmp_pt_buffer(uintptr_t a, uintptr_t e, int into) {
+  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
+    const kmp_pt_engine *en =
+        __atomic_load_n(&__kmp_pt_engines[id], __ATOMIC_ACQUIRE);
+    if (en && en->buffer && __kmp_pt_watched(id) && en->buffer(a, e, into))
+      return EFAULT;
+  }
+  return 0;
+}
+
+// The buffers that wrapped calls have in flight (kmp_pagetrap_io.cpp lists
+// them; see there).
+kmp_pt_io_slot __kmp_pt_io_slots[KMP_PT_IO_SLOTS];
+volatile int __kmp_pt_io_used;
+
+int __kmp_pt_io_busy(uintptr_t a, uintptr_t e) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (!__atomic_load_n(&__kmp_pt_io_used, __ATOMIC_SEQ_CST))
+    return 0;
+  for (int i = 0; i < KMP_PT_IO_SLOTS; i++) {
+    uintptr_t s =
+        __atomic_load_n(&__kmp_pt_io_slots[i].start, __ATOMIC_SEQ_CST);
+    if (!s)
+      continue;
+    uintptr_t t = __atomic_load_n(&__kmp_pt_io_slots[i].end, __ATOMIC_SEQ_CST);
+    if (s == 1 || (s < e && t > a))
+      return 1; // being filled: taken as busy
+  }
+  return 0;
 }
 
 #endif // KMP_PAGETRAP_SUPPORTED

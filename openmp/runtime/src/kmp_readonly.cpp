@@ -427,9 +427,6 @@ static int ro_yield(uintptr_t start, uintptr_t end) {
   return rc;
 }
 
-static void ro_mapping_change(uintptr_t start, uintptr_t end) {
-  ro_yield(start, end);
-}
 
 static int ro_buffer(uintptr_t a, uintptr_t e, int into) {
   return into ? __kmp_ro_io_write(a, e) : 0;
@@ -480,7 +477,7 @@ static const kmp_pt_engine ro_engine = {
     ro_buffer,
     __kmp_ro_forced_write,
     __kmp_ro_file_write,
-    ro_mapping_change,
+    __kmp_ro_mapping_change,
     ro_yield,
     ro_private_ranges,
     KMP_RO_MAX_ITEMS * (1 + KMP_RO_MAX_NODES) + 1,

@@ -228,6 +228,8 @@ int __kmp_ro_forced_write(uintptr_t a, uintptr_t e);
 // private mappings of it are marked stale (pages not yet copied on write
 // show the file's page cache, which the write changes).
 void __kmp_ro_file_write(kmp_uint64 ino);
+// The engine's mapping_change hook (lock-free; kmp_readonly_fault.cpp).
+void __kmp_ro_mapping_change(uintptr_t a, uintptr_t e);
 
 // The item cache (kmp_readonly_items.cpp), under __kmp_ro_lock.
 extern size_t __kmp_ro_reserved; // bytes of the budget held by items

@@ -365,7 +365,8 @@ static void ro_trap(kmp_ro_item *it, uintptr_t addr, int node) {
 // Open chunk c of it for a write between regions, or for a write to bytes
 // of its pages that are not the item's (`other`: at any time): 1 if it is
 // open, 0 if a region uses the item (the chunk stays closed).
-static int ro_open_between(kmp_ro_item *it, size_t c, int other) {
+static int ro_open_between(kmp_ro_item *it, size_t c, int other,
+                           int serial = 1) {
   for (;;) {
     unsigned char s = __atomic_load_n(&it->chunks[c], __ATOMIC_ACQUIRE);
     if (s == KMP_RO_OPEN)
@@ -384,7 +385,8 @@ static int ro_open_between(kmp_ro_item *it, size_t c, int other) {
       return 0;
     }
     ro_open_claimed(it, c, c + 1);
-    KMP_PT_ADD(readonly_serial_writes, 1);
+    if (serial)
+      KMP_PT_ADD(readonly_serial_writes, 1);
     return 1;
   }
 }
@@ -525,6 +527,37 @@ template <typename Pick> static void ro_mark_stale(Pick pick) {
       __kmp_ro_close_replicas(it);
   }
   __kmp_ro_table.leave();
+}
+
+// The program changes the mapping or the content of [a, e) (mprotect,
+// munmap, mmap MAP_FIXED, mremap, a discarding madvise): the closed chunks
+// of the items there are opened first, as for a system call that writes
+// there, so that the call finds the protection the program gave them and
+// no later drop restores one on memory that is no longer theirs; the items
+// are stale from then on (dropped and copied afresh at their next region
+// start).  Lock-free: the wrappers call it in the program's signal handlers
+// and allocator callbacks, also while this thread holds __kmp_ro_lock.
+void __kmp_ro_mapping_change(uintptr_t a, uintptr_t e) {
+  if (e <= a)
+    return;
+  __kmp_ro_table.enter();
+  int hwm = __kmp_ro_table.size();
+  for (int i = 0; i < hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table.at(i);
+    if (!it || it->pend <= a || it->pbase >= e || it->pbase == it->pend)
+      continue;
+    if (__atomic_load_n(&it->kind, __ATOMIC_ACQUIRE) & KMP_RO_IMMUTABLE)
+      continue; // never protected by the engine
+    uintptr_t lo = a > it->pbase ? a : it->pbase;
+    uintptr_t hi = e < it->pend ? e : it->pend;
+    size_t c0 = (lo - it->pbase) / __kmp_ro_chunk_bytes();
+    size_t c1 = (hi - 1 - it->pbase) / __kmp_ro_chunk_bytes() + 1;
+    for (size_t c = c0; c < c1; c++)
+      ro_open_between(it, c, 0, 0); // a region that lists it keeps it closed
+  }
+  __kmp_ro_table.leave();
+  ro_mark_stale(
+      [=](const kmp_ro_item *it) { return it->mbase < e && it->mend > a; });
 }
 
 int __kmp_ro_forced_write(uintptr_t a, uintptr_t e) {

@@ -211,10 +211,19 @@ static void ro_restore(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
     __kmp_pt_mprotect((void *)rs, re - rs, it->prot);
 }
 
+// Items in a private file mapping, which a write to the file changes where
+// their pages were never copied on write; how many are cached.
+static int ro_file_items;
+static int ro_file_backed(const kmp_ro_item *it) {
+  return it->inode && !(it->kind & KMP_RO_SHARED);
+}
+
 // Drop it: its pages given their protection back (ro_restore; before it is
 // unpublished, so that a serial write meanwhile still finds it), unpublished,
 // replicas freed.  v: the maps, NULL if they could not be read.
 static void ro_drop(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
+  if (ro_file_backed(it) && --ro_file_items == 0)
+    __kmp_pt_set_file_watched(KMP_PT_READONLY, 0);
   ro_restore(it, v, nv);
   ro_unsplit_block(it);
   int slot = __kmp_ro_table.find(it);
@@ -307,6 +316,10 @@ static kmp_ro_item *ro_new(uintptr_t base, uintptr_t end, int prot, int kind,
          nchunks);
   it->alloc_bytes = bytes;
   it->home = __kmp_pt_num_nodes > 1 ? ro_home(it->mbase, it->mend) : 0;
+  // A write to its file changes it (__kmp_ro_file_write): the I/O wrappers
+  // look at what a write() writes to only while such an item is cached.
+  if (ro_file_backed(it) && ro_file_items++ == 0)
+    __kmp_pt_set_file_watched(KMP_PT_READONLY, 1);
   __kmp_ro_table.publish(it);
   return it;
 }

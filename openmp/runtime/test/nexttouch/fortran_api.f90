@@ -47,9 +47,12 @@ contains
   end subroutine check
 
   ! Pages from address lo to address hi (inclusive).
+  ! The whole pages in the bytes lo..hi (hi: the last byte): only those
+  ! are armed.
   integer(c_int64_t) function npages(lo, hi)
     integer(c_intptr_t), intent(in) :: lo, hi
-    npages = hi / pgsz - lo / pgsz + 1
+    npages = max(0_c_int64_t, int((hi + 1) / pgsz - (lo + pgsz - 1) / pgsz, &
+                                  c_int64_t))
   end function npages
 
   integer(c_intptr_t) function addr(p)

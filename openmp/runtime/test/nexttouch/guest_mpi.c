@@ -36,7 +36,8 @@
 // btl_vader_single_copy_mechanism=none, which never hands an armed page to
 // the kernel.  The "segv" run checks that Open MPI's own SIGSEGV handler
 // (installed by MPI_Init, before libomp's) still reports a genuine fault
-// after next-touch has run.
+// after next-touch has run, and that the program still sees it as SIGSEGV's
+// action (sigaction) while libomp's is the kernel's.
 //
 // REQUIRES: numa-vm, linux, openmpi
 // RUN: %libomp-compile %mpi-flags -lnuma
@@ -93,7 +94,7 @@
 // CHECK: all run (none): exit 0
 //
 // CHECK-DAG: guest_mpi segv: rank 1: SIGSEGV handler after MPI_Init in libopen-pal
-// CHECK-DAG: guest_mpi segv: rank 1: SIGSEGV handler after next-touch in libomp
+// CHECK-DAG: guest_mpi segv: rank 1: SIGSEGV handler after next-touch in libopen-pal, the kernel's in libomp
 // CHECK-DAG: guest_mpi segv: rank 1 writes through NULL
 // CHECK-DAG: Signal: Segmentation fault (11)
 // CHECK-DAG: exited on signal 11
@@ -456,10 +457,18 @@ static void run_cma(void) {
 
 // The shared object that holds the current SIGSEGV handler (its base name
 // up to the first '.', "SIG_DFL" or "SIG_IGN").
-static const char *segv_handler_owner(void) {
-  static char name[64];
+// kernel: the kernel's action (the raw system call), not the program's.
+static const char *segv_handler_owner(int kernel) {
+  static char name[2][64];
   struct sigaction sa;
-  sigaction(SIGSEGV, NULL, &sa);
+  memset(&sa, 0, sizeof sa);
+  if (kernel) {
+    void *k[4]; // the kernel's struct sigaction: handler, flags, ...
+    syscall(SYS_rt_sigaction, SIGSEGV, NULL, k, 8);
+    sa.sa_handler = (void (*)(int))k[0];
+  } else {
+    sigaction(SIGSEGV, NULL, &sa);
+  }
   void *h = (sa.sa_flags & SA_SIGINFO) ? (void *)sa.sa_sigaction
                                        : (void *)sa.sa_handler;
   if (sa.sa_handler == SIG_DFL)
@@ -470,9 +479,10 @@ static const char *segv_handler_owner(void) {
   if (!dladdr(h, &info) || !info.dli_fname)
     return "unknown";
   const char *base = strrchr(info.dli_fname, '/');
-  snprintf(name, sizeof name, "%s", base ? base + 1 : info.dli_fname);
-  name[strcspn(name, ".")] = 0;
-  return name;
+  char *n = name[kernel];
+  snprintf(n, sizeof name[0], "%s", base ? base + 1 : info.dli_fname);
+  n[strcspn(n, ".")] = 0;
+  return n;
 }
 
 int main(int argc, char **argv) {
@@ -480,7 +490,7 @@ int main(int argc, char **argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   // Before any OpenMP construct: Open MPI's handler (opal_signal).
-  const char *segv_owner = strdup(segv_handler_owner());
+  const char *segv_owner = strdup(segv_handler_owner(0));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -505,8 +515,9 @@ int main(int argc, char **argv) {
     printf("guest_mpi segv: rank %d: SIGSEGV handler after MPI_Init in %s\n",
            rank, segv_owner);
     phase_compute(); // next-touch in use: libomp's handler goes first now
-    printf("guest_mpi segv: rank %d: SIGSEGV handler after next-touch in %s\n",
-           rank, segv_handler_owner());
+    printf("guest_mpi segv: rank %d: SIGSEGV handler after next-touch in %s, "
+           "the kernel's in %s\n",
+           rank, segv_handler_owner(0), segv_handler_owner(1));
     fflush(stdout);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) {

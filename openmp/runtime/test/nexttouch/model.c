@@ -8,7 +8,9 @@
 // The model's rules (docs/NextTouch.rst): a request of read-write pages is
 // pending until the next fork of a team (EACCES if the range holds a page
 // the program made read-only, or moved armed pages); at that fork the
-// pending pages that are mapped read-write are armed; an armed page touched
+// pages the pending requests cover whole (a partial first or last page is
+// not armed unless another request covers the rest) that are mapped
+// read-write are armed; an armed page touched
 // in a region moves to its toucher's node (exact window), one touched by
 // serial code stays where it is; kmp_nexttouch_disarm opens pages where
 // they are; the program's mprotect ends arming; a freed buffer mapped anew
@@ -243,42 +245,69 @@ static void pick_range(int *b, int *p0, int *p1) {
   *p1 = *p0 + 1 + rnd(NPG - *p0 < 12 ? NPG - *p0 : 12);
 }
 
-// Pending requests are addresses (pages): a buffer freed and mapped anew at
-// the same address, or another buffer moved there, is armed by them.
+// Pending requests are byte ranges of addresses: a buffer freed and mapped
+// anew at the same address, or another buffer moved there, is armed by them.
+// A fork arms the pages that they cover whole together (the engine merges
+// requests that overlap or meet, and arms only the whole pages inside).
 enum { MAXPEND = 8192 };
-static uintptr_t pend[MAXPEND];
+static uintptr_t pend_lo[MAXPEND], pend_hi[MAXPEND];
 static int npend;
 
-static void add_pending(int b, int p0, int p1) {
-  for (int p = p0; p < p1; p++) {
-    uintptr_t a = (uintptr_t)bufs[b] + p * pg;
-    int k = 0;
-    while (k < npend && pend[k] != a)
-      k++;
-    if (k == npend && npend < MAXPEND)
-      pend[npend++] = a;
+static void add_pending_bytes(uintptr_t lo, uintptr_t hi) {
+  if (npend < MAXPEND) {
+    pend_lo[npend] = lo;
+    pend_hi[npend++] = hi;
   }
 }
 
-static int is_pending(uintptr_t a) {
-  for (int k = 0; k < npend; k++)
-    if (pend[k] == a)
-      return 1;
-  return 0;
+static void add_pending(int b, int p0, int p1) {
+  add_pending_bytes((uintptr_t)bufs[b] + p0 * pg, (uintptr_t)bufs[b] + p1 * pg);
 }
 
+// Is the page at a covered whole by the pending ranges?
+static int is_pending(uintptr_t a) {
+  uintptr_t at = a, end = a + pg;
+  for (int grew = 1; grew && at < end;) {
+    grew = 0;
+    for (int k = 0; k < npend; k++)
+      if (pend_lo[k] <= at && pend_hi[k] > at) {
+        at = pend_hi[k];
+        grew = 1;
+      }
+  }
+  return at >= end;
+}
+
+// Disarming [lo, hi) (whole pages) takes those bytes out of the requests.
 static void remove_pending(uintptr_t lo, uintptr_t hi) {
+  int n = npend;
+  for (int k = 0; k < n; k++) {
+    if (pend_hi[k] <= lo || pend_lo[k] >= hi)
+      continue;
+    if (pend_lo[k] < lo && pend_hi[k] > hi) // a hole in the middle
+      add_pending_bytes(hi, pend_hi[k]);
+    if (pend_lo[k] < lo) {
+      pend_hi[k] = lo;
+    } else if (pend_hi[k] > hi) {
+      pend_lo[k] = hi;
+    } else {
+      pend_lo[k] = pend_hi[k] = 0; // gone
+    }
+  }
   int j = 0;
   for (int k = 0; k < npend; k++)
-    if (pend[k] < lo || pend[k] >= hi)
-      pend[j++] = pend[k];
+    if (pend_hi[k] > pend_lo[k]) {
+      pend_lo[j] = pend_lo[k];
+      pend_hi[j++] = pend_hi[k];
+    }
   npend = j;
 }
 
 static void request(int b, int p0, int p1, int rc) {
-  // Partial first and last pages: the engine rounds outwards.
-  char *s = bufs[b] + p0 * pg + rnd(pg / 2);
-  char *e = bufs[b] + p1 * pg - rnd(pg / 2);
+  // Partial first and last pages (the range's return code concerns every
+  // page it meets; only the whole pages are armed).
+  char *s = bufs[b] + p0 * pg + (rnd(2) ? rnd(pg / 2) : 0);
+  char *e = bufs[b] + p1 * pg - (rnd(2) ? rnd(pg / 2) : 0);
   int got = kmp_nexttouch(s, e - s);
   if (trace)
     printf("  request buffer %d pages %d-%d: %d\n", b, p0, p1 - 1, got);
@@ -287,7 +316,7 @@ static void request(int b, int p0, int p1, int rc) {
            "model %d",
            steps_done, b, p0, p1 - 1, got, rc);
   if (got == 0)
-    add_pending(b, p0, p1);
+    add_pending_bytes((uintptr_t)s, (uintptr_t)e);
 }
 
 static void at_fork(void) {
