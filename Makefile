@@ -299,7 +299,8 @@ bench: toolchain
 
 # The suite: distribution, placement accuracy, Jacobi/CG against the
 # alternatives (the move_pages oracle among them) with the OMP_PROC_BIND x
-# OMP_PLACES sweep, readonly and the cost curves, at reduced sizes in one
+# OMP_PLACES sweep, readonly, the cost curves and the C library wrappers'
+# cost, at reduced sizes in one
 # 2-node and one 4-node guest (~11 min); prints every
 # target met or missed, writes bench/results/ and docs/Benchmarks.rst's
 # results. FULL=1: every family at its full size (~40 min).
@@ -344,6 +345,12 @@ bench-solvers: toolchain
 .PHONY: bench-curves
 bench-curves: toolchain
 	bash bench/curves.sh
+
+# The C library wrappers' cost per call, idle and in use, against Debian's
+# stock libomp of the same release, natively (bench/wrappers.sh; a minute).
+.PHONY: bench-wrappers
+bench-wrappers: toolchain
+	bash bench/wrappers.sh
 
 patches:
 	@bash scripts/patches.sh regen

@@ -2,7 +2,7 @@
 # The benchmark suite in one command (make bench-suite; docs/Benchmarks.rst):
 # distribution, placement accuracy, Jacobi/CG against the alternatives (the
 # move_pages oracle among them) with the OMP_PROC_BIND x OMP_PLACES sweep,
-# readonly, and the cost curves, against one copy of
+# readonly, the cost curves and the C library wrappers' cost, against one copy of
 # libomp, with every family's guest parts in two guests (2 nodes/2 vCPUs,
 # then 4 nodes/4 vCPUs); then each family's native part and report, the
 # summary of the targets (met or missed) and the results of
@@ -42,6 +42,7 @@ sol_env=(REPS=5 JACOBI_ARGS="1022 20" CG_ARGS="100000 40" AUTONUMA_SECONDS=8
 ro_env=(N=2048 ITERS=8 REPS=8 NODES="2 4" RC_REGIONS=10 RC_BLOCKS=6)
 cur_env=(SIZES="16 32 64 128" REF_SIZES="16 32 64" REPS=2 RANGES="1 10 100 1000 10000"
          GUEST_RANGES="1 10 100 1000" THREADS="1 2 4 8" RC_REGIONS=10 RC_BLOCKS=6)
+wrap_env=()
 if [ "$full" = 1 ]; then dist_env=() acc_env=() sol_env=() ro_env=() cur_env=(); fi
 
 # family NAME COMMAND DIR: one driver's step with its environment.
@@ -57,7 +58,7 @@ setup_dir "$dir"
 echo "suite=$([ "$full" = 1 ] && echo full || echo reduced)" >>"$dir/config.txt"
 
 step "1/4 building the benchmarks and writing their guest parts"
-for f in dist:dist acc:accuracy sol:solvers ro:readonly cur:curves; do
+for f in dist:dist acc:accuracy sol:solvers ro:readonly cur:curves wrap:wrappers; do
   family "${f%%:*}" "${f#*:}" parts
 done
 
@@ -66,7 +67,7 @@ status=0
 guests || status=1
 
 step "3/4 native parts and the reports of each family"
-for f in dist:dist acc:accuracy sol:solvers ro:readonly cur:curves; do
+for f in dist:dist acc:accuracy sol:solvers ro:readonly cur:curves wrap:wrappers; do
   family "${f%%:*}" "${f#*:}" report >"$dir/logs/report-${f#*:}.log" 2>&1 || {
     status=1
     echo "bench-suite: ${f#*:} failed; see $dir/logs/report-${f#*:}.log" >&2
