@@ -444,15 +444,12 @@ int __kmp_ro_fault(uintptr_t addr, void *uc) {
         // where the copy is closed or out of date.
         uintptr_t orig = it->mbase + (addr - (uintptr_t)m);
         int whole = orig >= it->pbase && orig < it->pend;
-        int dirty =
-            whole &&
-            __atomic_load_n(
-                &it->rep[n].dirty[(orig - it->pbase) / __kmp_ro_chunk_bytes()],
-                __ATOMIC_ACQUIRE);
+        // Without a region that uses the item, any fault there (a write to
+        // an open, current copy too) is a use after the region.
         int closed = __atomic_load_n(&it->rep[n].closed, __ATOMIC_ACQUIRE);
         if (closed == KMP_RO_COPY_CLOSED ||
             (closed == KMP_RO_COPY_EDGES && !whole) ||
-            (dirty && !__atomic_load_n(&it->users, __ATOMIC_ACQUIRE))) {
+            !__atomic_load_n(&it->users, __ATOMIC_ACQUIRE)) {
           ro_say_item(__kmp_ro_msg_stale, it, addr, n);
           abort();
         }

@@ -20,6 +20,8 @@
 //             written unseen), used after the region: stopped
 //   dropped   used after kmp_readonly_release dropped the copy: stopped
 //   write     a write through it after the region: stopped
+//   writenew  a write through it after the region, the item unchanged (the
+//             copy open and current): stopped, with the same message
 //   again    used inside a later region that lists the item again, after a
 //            serial write: reads the current value
 //   home     no replica (one node, not forced): a pointer into the
@@ -35,6 +37,7 @@
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run stack 2>&1 | FileCheck %s --check-prefix=STACK
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run dropped 2>&1 | FileCheck %s --check-prefixes=TRAP,DROPPED
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run write 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
+// RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %not --crash %libomp-run writenew 2>&1 | FileCheck %s --check-prefixes=TRAP,STALE
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %libomp-run again 2>&1 | FileCheck %s --check-prefix=AGAIN
 // RUN: env OMP_NUM_THREADS=2 %libomp-run home 2>&1 | FileCheck %s --check-prefix=HOME
 // RUN: env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 %libomp-run status 2>&1 | FileCheck %s --check-prefix=STATUS
@@ -176,11 +179,11 @@ int main(int argc, char **argv) {
     return nt_done(!strcmp(mode, "heapmid") ? "readonly_escape heapmid"
                                             : "readonly_escape unchanged");
   }
-  if (strcmp(mode, "heap") && !file)
+  if (strcmp(mode, "heap") && strcmp(mode, "writenew") && !file)
     a[kept] = 3; // the original changes: the copy would be stale
   if (!strcmp(mode, "dropped"))
     NT_CHECK(kmp_readonly_release(a, N * sizeof(double)) == 0, "release");
-  if (!strcmp(mode, "write"))
+  if (!strcmp(mode, "write") || !strcmp(mode, "writenew"))
     *p = 4;
   else
     printf("read %g\n", *p);
