@@ -2,12 +2,14 @@
 # The C library wrappers' cost per call (docs/Benchmarks.rst, "The C library
 # wrappers"): bench/wrapper_cost.c linked against our libomp and against
 # Debian's stock libomp of the same release (libomp-22-dev), run natively in
-# alternation ROUNDS times; each figure is the best per-call time over all
-# runs. Targets: write and read idle (no engine used) at most 1.02 times the
-# stock libomp's, in use (pages armed, an item cached) at most 1.2 times.
+# alternation ROUNDS times on CPU 0 (taskset: a process's figures otherwise
+# differ by up to a third with the CPU it lands on); each figure is the best
+# per-call time over all runs. Targets: write and read idle (no engine
+# used) at most 1.02 times the stock libomp's, in use (pages armed, an item
+# cached) at most 1.2 times.
 #
 #   bench/wrappers.sh [run | parts DIR | report DIR]    (bench/lib.sh)
-#   CALLS=200000 REPS=7 ROUNDS=3 (defaults)
+#   CALLS=200000 REPS=7 ROUNDS=5 (defaults)
 #
 # No guest part: the wrappers' cost is the host's. Results (report):
 # $DIR/wrappers/wrappers.csv (call, state, ours_ns, stock_ns, ratio) and
@@ -16,7 +18,7 @@ FAMILY=wrappers
 . "$(dirname "$0")/lib.sh"
 calls=${CALLS:-200000}
 reps=${REPS:-7}
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-5}
 # Debian's libomp of the release our clang is (libomp-N-dev, installed by
 # scripts/install-deps.sh).
 stock_dir=/usr/lib/llvm-$("$CLANG" --version | sed -n 's/.*version \([0-9]*\)\..*/\1/p' | head -1)/lib
@@ -43,7 +45,7 @@ native() {
   for r in $(seq "$rounds"); do
     for v in ours stock; do
       echo "WRAP_RUN $v" >>"$log"
-      env KMP_BLOCKTIME=0 OMP_NUM_THREADS=2 KMP_NEXTTOUCH_FORCE=1 KMP_READONLY_FORCE=1 \
+      taskset -c 0 env KMP_BLOCKTIME=0 OMP_NUM_THREADS=2 KMP_NEXTTOUCH_FORCE=1 KMP_READONLY_FORCE=1 \
         "$DIR/bin/wrapper_cost-$v" "$calls" "$reps" >>"$log" 2>&1
     done
   done

@@ -384,9 +384,14 @@ int __kmp_pt_mprotect_mapped(uintptr_t start, uintptr_t end, int prot);
 void *__kmp_pt_next(void *volatile *cache, const char *name);
 // In a wrapper: `f`, the next definition of `name` (a string) of type
 // `fn_type`; without one the wrapper fails with ENOSYS, returning `failed`.
+// The cached pointer is read inline: a wrapper's idle path is one load more
+// than the C library's call.
 #define KMP_PT_NEXT(fn_type, name, failed)                                     \
   static void *volatile next;                                                  \
-  fn_type f = (fn_type)__kmp_pt_next(&next, name);                             \
+  void *next_fn = __atomic_load_n(&next, __ATOMIC_ACQUIRE);                    \
+  if (!next_fn)                                                                \
+    next_fn = __kmp_pt_next(&next, name);                                      \
+  fn_type f = (fn_type)next_fn;                                                \
   if (!f) {                                                                    \
     errno = ENOSYS;                                                            \
     return failed;                                                             \

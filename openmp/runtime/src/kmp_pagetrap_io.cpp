@@ -334,15 +334,33 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
 
 // Define `name` with C linkage: touch the buffers (TOUCH), then call the
 // next definition.  A missing one fails with ENOSYS.
+// The wrapper itself is the idle path: two loads and a tail call of the C
+// library's function.  The rest (the first look-up, the buffers while an
+// engine watches) is out of line.
 #define KMP_PT_IO_WRAP(ret, name, params, args, TOUCH)                         \
-  extern "C" ret name params {                                                 \
-    typedef ret(*fn_t) params;                                                 \
-    KMP_PT_NEXT(fn_t, #name, static_cast<ret>(-1))                             \
+  typedef ret(*pt_fn_##name) params;                                           \
+  static void *volatile pt_next_##name;                                        \
+  static __attribute__((noinline)) ret pt_slow_##name params {                 \
+    void *next_fn = __atomic_load_n(&pt_next_##name, __ATOMIC_ACQUIRE);        \
+    if (!next_fn)                                                              \
+      next_fn = __kmp_pt_next(&pt_next_##name, #name);                         \
+    pt_fn_##name f = (pt_fn_##name)next_fn;                                    \
+    if (!f) {                                                                  \
+      errno = ENOSYS;                                                          \
+      return static_cast<ret>(-1);                                             \
+    }                                                                          \
     if (!TCR_4(__kmp_pt_watch))                                                \
       return f args;                                                           \
     pt_io_call call; /* the buffers stay listed until the call returns */      \
     TOUCH;                                                                     \
     return f args;                                                             \
+  }                                                                            \
+  extern "C" ret name params {                                                 \
+    pt_fn_##name f =                                                           \
+        (pt_fn_##name)__atomic_load_n(&pt_next_##name, __ATOMIC_ACQUIRE);      \
+    if (__builtin_expect(f && !TCR_4(__kmp_pt_watch), 1))                      \
+      return f args;                                                           \
+    return pt_slow_##name args;                                                \
   }
 
 // Into the buffer.
