@@ -18,8 +18,8 @@
  * a write to a file changes what its private mappings show where their
  * pages are not yet copied on write (file_write); so do
  * process_vm_readv/process_vm_writev on the calling process.  While no
- * engine watches, a wrapper costs one load and calls the C library's
- * function.
+ * engine watches, a wrapper costs two loads and a tail call of the C
+ * library's function.
  *
  * The wrappers are exported (exports_so.txt), so a program linked with
  * libomp binds its calls to them; libraries linked against the C library
