@@ -252,6 +252,20 @@ void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n, int unmarked) {
       0) {
     if (seg->marked)
       __kmp_nt_set_mark(seg->base, seg->end - seg->base, 0);
+    // Its other armed units are open now: disarmed where they are, counted
+    // at once (the counters add up at any quiet point).
+    kmp_uint64 opened = 0;
+    for (size_t v = 0; v < seg->nunits; v++) {
+      unsigned char st = __atomic_load_n(&seg->state[v], __ATOMIC_ACQUIRE);
+      if ((st & KMP_NT_ARMED) &&
+          __atomic_compare_exchange_n(&seg->state[v], &st, KMP_NT_CLAIMED,
+                                      false, __ATOMIC_ACQ_REL,
+                                      __ATOMIC_ACQUIRE)) {
+        __kmp_nt_done(seg, v, 1);
+        opened++;
+      }
+    }
+    KMP_PT_ADD(pages_disarmed, opened * __kmp_nt_unit_pages(seg));
     return;
   }
   // A unit whose page the program unmapped or moved away (a hole: the kernel
