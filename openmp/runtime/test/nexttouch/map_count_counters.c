@@ -14,28 +14,6 @@
 
 enum { PAGES = 256, SPARE = 2 };
 
-static long map_count(void) {
-  FILE *f = fopen("/proc/self/maps", "r");
-  long n = 0;
-  int c;
-  while (f && (c = fgetc(f)) != EOF)
-    n += c == '\n';
-  if (f)
-    fclose(f);
-  return n;
-}
-
-static long max_map_count(void) {
-  FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
-  long n = 65530;
-  if (f) {
-    if (fscanf(f, "%ld", &n) != 1)
-      n = 65530;
-    fclose(f);
-  }
-  return n;
-}
-
 int main(void) {
   long pg = nt_pagesize();
   char *a = nt_map(PAGES * pg);
@@ -48,9 +26,9 @@ int main(void) {
   }
   // Use up the mappings: single pages with alternating protection in one
   // reserved range, so that neighbours do not merge.
-  long want = max_map_count() - map_count() - SPARE;
-  NT_CHECK(want > 0, "max_map_count %ld, %ld maps", max_map_count(),
-           map_count());
+  long want = nt_max_map_count() - nt_map_count() - SPARE;
+  NT_CHECK(want > 0, "max_map_count %ld, %ld maps", nt_max_map_count(),
+           nt_map_count());
   char *pool = (char *)mmap(NULL, want * pg, PROT_NONE,
                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   NT_CHECK(pool != MAP_FAILED, "pool");

@@ -169,6 +169,29 @@ static int nt_run_self(char *const *args, const char *const (*env)[2]) {
   return WEXITSTATUS(st);
 }
 
+// The process's mappings now, and the most it may have (vm.max_map_count).
+static long nt_map_count(void) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  long n = 0;
+  int c;
+  while (f && (c = fgetc(f)) != EOF)
+    n += c == '\n';
+  if (f)
+    fclose(f);
+  return n;
+}
+
+static long nt_max_map_count(void) {
+  FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+  long n = 65530;
+  if (f) {
+    if (fscanf(f, "%ld", &n) != 1)
+      n = 65530;
+    fclose(f);
+  }
+  return n;
+}
+
 static int nt_done(const char *name) {
   if (nt_failures) {
     printf("%s: FAILED (%d)\n", name, nt_failures);

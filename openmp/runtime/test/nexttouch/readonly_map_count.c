@@ -16,28 +16,6 @@
 
 enum { ITEMS = 3, PAGES = 256, SPARE = 6 };
 
-static long map_count(void) {
-  FILE *f = fopen("/proc/self/maps", "r");
-  long n = 0;
-  int c;
-  while (f && (c = fgetc(f)) != EOF)
-    n += c == '\n';
-  if (f)
-    fclose(f);
-  return n;
-}
-
-static long max_map_count(void) {
-  FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
-  long n = 65530;
-  if (f) {
-    if (fscanf(f, "%ld", &n) != 1)
-      n = 65530;
-    fclose(f);
-  }
-  return n;
-}
-
 static char *items[ITEMS], *shadow[ITEMS];
 static long pg;
 
@@ -70,16 +48,16 @@ int main(void) {
   NT_CHECK(region() == 0, "first region");
   // Use up the mappings: single pages with alternating protection, so that
   // neighbours do not merge, in one reserved range.
-  long want = max_map_count() - map_count() - SPARE;
-  NT_CHECK(want > 0, "max_map_count %ld, %ld maps", max_map_count(),
-           map_count());
+  long want = nt_max_map_count() - nt_map_count() - SPARE;
+  NT_CHECK(want > 0, "max_map_count %ld, %ld maps", nt_max_map_count(),
+           nt_map_count());
   char *pool = (char *)mmap(NULL, want * pg, PROT_NONE,
                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   NT_CHECK(pool != MAP_FAILED, "pool");
   for (long i = 0; i < want; i += 2)
     if (mprotect(pool + i * pg, pg, PROT_READ) != 0)
       break;
-  long spare = max_map_count() - map_count();
+  long spare = nt_max_map_count() - nt_map_count();
   long bad = 0;
   for (int r = 0; r < 40 && !nt_failures; r++) {
     // Serial writes into the middle of chunks: each opens a chunk (a split).
