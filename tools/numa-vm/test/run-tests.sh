@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Host-side tests of numa-vm itself: output and exit-status forwarding,
-# signals, timeout, usage errors, env, --file, --nodes/--cpus/--numa-balancing.
+# signals, timeout, usage errors, env, --file, --nodes/--cpus/--numa-balancing,
+# --kernel.
 # Boots 5 guests, one at a time (about 45 s).  Usage: run-tests.sh [numa-vm]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -90,6 +91,11 @@ rc=$?
 check "missing command gives 125" $([ $rc = 125 ]; echo $?) "got $rc"
 check "missing command message" $(grep -q 'command not found' "$tmp/err6"; echo $?) \
   "$(cat "$tmp/err6")"
+"$nv" --kernel 4.19 -- true 2> "$tmp/err7"
+rc=$?
+check "--kernel 4.19 gives 125" $([ $rc = 125 ]; echo $?) "got $rc"
+check "--kernel message" $(grep -q "'4.19' is not one of 5.10, 6.1, 6.12" "$tmp/err7"; echo $?) \
+  "$(cat "$tmp/err7")"
 
 echo "numa-vm tests: $pass passed, $fail failed"
 [ $fail = 0 ]
