@@ -4,6 +4,7 @@
 #   make demo            start here: build what is missing, run demo/ in a 4-node guest
 #   make                 deps + patched source + clang + libomp -> build/bin/clang
 #   make check           the project's tests (clang, libomp, NUMA guest) with lit
+#   make check-guest-kernels  the NUMA guest tests on the other kernels (5.10, 6.12)
 #   make check-stress    the stress and randomized model tests, long
 #   make check-sanitizers  the runtime tests built with ASan, then TSan
 #   make bench-suite     all the benchmarks, reduced, two guest boots (~11 min);
@@ -58,7 +59,7 @@ RESOURCE_DIR := $(CLANG_BUILD)/lib/clang/$(LLVM_MAJOR)
 RESOURCE_INC := $(RESOURCE_DIR)/include
 
 .PHONY: all deps source llvm-overlay clang libomp toolchain check check-clang \
-        check-runtime check-upstream check-upstream-clang check-upstream-libomp check-upstream-pristine \
+        check-runtime check-guest-kernels check-upstream check-upstream-clang check-upstream-libomp check-upstream-pristine \
         patches check-patches check-patch-prefixes clean demo bench
 
 all: toolchain
@@ -207,14 +208,30 @@ check-dist: dist
 	bash scripts/check-dist.sh $(DIST)
 
 # The project's tests: clang/test/OpenMP/{nexttouch,readonly}* and
-# openmp/runtime/test/nexttouch/ (with the NUMA guest tests), in one lit run.
-# Then the host runtime tests again with ASan and TSan builds of the test
-# programs (check-sanitizers, about a minute).
+# openmp/runtime/test/nexttouch/ (with the NUMA guest tests on Debian 12's 6.1
+# kernel), in one lit run; the guest tests again on the other kernels
+# (check-guest-kernels); then the host runtime tests again with ASan and TSan
+# builds of the test programs (check-sanitizers, about a minute).
 check: toolchain
 	NEXTTOUCH_REQUIRE_GUEST=1 bash scripts/run-lit.sh $(LIT_OPTS) --show-pass -j$(LIT_JOBS) \
 	  $(CLANG_BUILD)/test/OpenMP $(OMP_BUILD)/runtime/test/nexttouch \
 	  --filter 'nexttouch|readonly'
+	$(MAKE) --no-print-directory check-guest-kernels
 	$(MAKE) --no-print-directory check-sanitizers
+
+# Every test of openmp/runtime/test/nexttouch that boots a guest (its RUN
+# lines use %numa-vm; its host RUN lines run too), once per kernel of
+# GUEST_KERNELS (tools/numa-vm --kernel; 6.1 runs in 'make check' itself).
+GUEST_KERNELS ?= 6.12 5.10
+GUEST_TESTS = $(shell grep -l '%numa-vm' $(TOP)/openmp/runtime/test/nexttouch/*.c \
+  $(TOP)/openmp/runtime/test/nexttouch/*.f90 | xargs -n1 basename | paste -sd'|')
+check-guest-kernels: toolchain
+	rc=0; for k in $(GUEST_KERNELS); do \
+	  echo "== check-guest-kernels: the guest tests on Linux $$k"; \
+	  NEXTTOUCH_GUEST_KERNEL=$$k NEXTTOUCH_REQUIRE_GUEST=1 bash scripts/run-lit.sh \
+	    $(LIT_OPTS) --show-pass -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test/nexttouch \
+	    --filter 'nexttouch/($(GUEST_TESTS))$$' || rc=1; done; \
+	exit $$rc
 
 # The long runs of the stress and randomized model tests (stress.c, model.c
 # and their NUMA-guest variants guest_stress.c, guest_model.c): the same lit

@@ -1,19 +1,21 @@
 // Self-test of the emulated NUMA machine that tools/numa-vm boots: topology
-// as seen by sysfs, libnuma and hwloc, page migration, numa_balancing.
+// as seen by sysfs, libnuma and hwloc, page migration, numa_balancing, and
+// the kernel the guest runs (the one make check-guest-kernels asked for).
 //
 // REQUIRES: numa-vm, linux
 // RUN: %libomp-compile -lnuma -lhwloc
 // RUN: %numa-vm --nodes 2 --cpus 2 -- %t 2 2 0 \
-// RUN:   | FileCheck %s --check-prefixes=CHECK,N2
+// RUN:   | FileCheck %s --check-prefixes=CHECK,N2 -DKERNEL=%guest-kernel
 // RUN: %numa-vm --nodes 4 --cpus 4 -- %t 4 4 0 \
-// RUN:   | FileCheck %s --check-prefixes=CHECK,N4
+// RUN:   | FileCheck %s --check-prefixes=CHECK,N4 -DKERNEL=%guest-kernel
 // RUN: %numa-vm --nodes 2 --cpus 3 --numa-balancing 1 -- %t 2 3 1 \
-// RUN:   | FileCheck %s --check-prefixes=CHECK,N2C3
+// RUN:   | FileCheck %s --check-prefixes=CHECK,N2C3 -DKERNEL=%guest-kernel
 // A wrong expectation must make it fail.
 // RUN: %not %numa-vm --nodes 2 --cpus 2 -- %t 4 4 0 \
 // RUN:   | FileCheck %s --check-prefix=WRONG
 //
 // CHECK: numa-vm selftest: expecting {{[0-9]+}} nodes, {{[0-9]+}} cpus
+// CHECK-NEXT: kernel: Linux [[KERNEL]].{{[0-9]+}}
 // N2: sysfs: node 0 cpus 0
 // N2-NEXT: sysfs: node 1 cpus 1
 // N4: sysfs: node 0 cpus 0
@@ -43,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 static int failures;
@@ -349,6 +352,9 @@ int main(int argc, char **argv) {
   }
   printf("numa-vm selftest: expecting %d nodes, %d cpus, numa_balancing %d\n",
          nodes, cpus, balancing);
+  struct utsname un;
+  if (uname(&un) == 0)
+    printf("kernel: %s %s\n", un.sysname, un.release);
   fflush(stdout);
   check_sysfs(nodes, cpus);
   check_libnuma(nodes, cpus);
