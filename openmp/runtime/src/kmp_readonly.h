@@ -95,6 +95,9 @@ struct kmp_ro_item {
   int prot; // of the original's pages
   volatile int kind; // KMP_RO_* flags
   int home; // the node that holds every page of the original, or -1
+  // A serial write opened chunks since its last region start: the kernel
+  // may have moved their pages off home (ro_close moves them back).
+  volatile int written;
   int replicable; // budget reserved: replicas may be made
   size_t reserved; // bytes of the budget reserved for its replicas
   kmp_uint64 inode, off_delta; // file identity of an immutable item

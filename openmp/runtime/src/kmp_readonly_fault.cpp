@@ -241,6 +241,7 @@ static int ro_open_claimed(kmp_ro_item *it, size_t c, size_t e) {
   __kmp_ro_chunk_range(it, c, &s0, &e0);
   __kmp_ro_chunk_range(it, e - 1, &s1, &e1);
   __kmp_ro_mark_dirty(it, c, e);
+  __atomic_store_n(&it->written, 1, __ATOMIC_RELEASE);
   int rc = 0;
   if (__kmp_pt_mprotect((void *)s0, e1 - s0, it->prot) != 0) {
     // Out of VMAs (vm.max_map_count): one call over the whole item merges

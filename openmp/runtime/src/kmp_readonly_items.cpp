@@ -379,8 +379,31 @@ static int ro_classify(uintptr_t base, uintptr_t end, const kmp_pt_vma *v,
   return 0;
 }
 
-// Close the open chunks of it (a region starts): write-protected.
+// Move the pages of [s, e) that left the item's home node back there (pages
+// already there stay; pages never touched are not made).  A write may move
+// a page of the original: a kernel that copies an exclusively owned page at
+// a write fault (Linux 5.10 copies one that still has an extra reference,
+// e.g. from a per-CPU LRU batch after a migration) allocates the copy on the
+// writer's node, and the home node's threads would read it remotely.
+static void ro_rehome(const kmp_ro_item *it, uintptr_t s, uintptr_t e) {
+  enum { CHUNK = 512 };
+  void *pages[CHUNK];
+  int nodes[CHUNK], status[CHUNK];
+  for (uintptr_t a = s; a < e;) {
+    int k = 0;
+    for (; k < CHUNK && a < e; k++, a += __kmp_pt_page) {
+      pages[k] = (void *)a;
+      nodes[k] = it->home;
+    }
+    __kmp_pt_move_pages(k, pages, nodes, status, MPOL_MF_MOVE);
+  }
+}
+
+// Close the open chunks of it (a region starts): write-protected.  Pages a
+// serial write opened go back to the home node.
 static void ro_close(kmp_ro_item *it) {
+  int rehome = it->home >= 0 && __kmp_pt_num_nodes > 1 &&
+               __atomic_exchange_n(&it->written, 0, __ATOMIC_ACQ_REL);
   for (size_t c = 0; c < it->nchunks;) {
     while (__atomic_load_n(&it->chunks[c], __ATOMIC_ACQUIRE) == KMP_RO_OPENING)
       sched_yield(); // a serial write's fault is opening it
@@ -395,7 +418,10 @@ static void ro_close(kmp_ro_item *it) {
     uintptr_t s0, e0, s1, e1;
     __kmp_ro_chunk_range(it, c, &s0, &e0);
     __kmp_ro_chunk_range(it, e - 1, &s1, &e1);
-    if (__kmp_pt_mprotect((void *)s0, e1 - s0, PROT_READ) != 0) {
+    int rc = __kmp_pt_mprotect((void *)s0, e1 - s0, PROT_READ);
+    if (rc == 0 && rehome)
+      ro_rehome(it, s0, e1);
+    if (rc != 0) {
       // Out of VMAs, or memory protected only in larger units (hugetlb):
       // not trapped, so written unseen, and copied again at every region.
       for (size_t k = c; k < e; k++)
