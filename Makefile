@@ -10,6 +10,7 @@
 #   make bench-suite     all the benchmarks, reduced, two guest boots (~11 min);
 #                        FULL=1 at full size (~40 min); summary of the targets
 #   make bench           the distribution benchmark (host + 2-node guest)
+#   make bench-kernels   the suite's headline figures per guest kernel (~25 min)
 #   make check-upstream  upstream clang/test/OpenMP and openmp/runtime/test
 #   make check-upstream-pristine  the same, ours against the pristine release
 #   make patches         regenerate patches/ from build/src/llvm-project's commits
@@ -324,6 +325,13 @@ bench: toolchain
 .PHONY: bench-suite
 bench-suite: toolchain
 	FULL=$(FULL) bash bench/suite.sh
+
+# The suite's headline figures per guest kernel (5.10, 6.1, 6.12): one table,
+# a column per kernel (bench/kernels.sh; ~25 min). PAGE=1 writes it into
+# docs/Benchmarks.rst and bench/results/kernels.csv.
+.PHONY: bench-kernels
+bench-kernels: toolchain
+	PAGE=$(PAGE) bash bench/kernels.sh
 
 # STREAM, Jacobi, CG, a LULESH-shaped mesh proxy and the batch-window kernel,
 # with and without '#pragma omp nexttouch', in a 2-node and a 4-node guest;

@@ -18,6 +18,12 @@
 #      runs of the reference (0: none), in a part of its own (dist-seed),
 #      beside the RFC's 2518 ms (user level) / 366 ms (kernel).
 #
+#   4. BENCH_MECH_PAIRS=N (default 0; bench/kernels.sh sets it): N pairs of
+#      ours with each mechanism forced (KMP_NEXTTOUCH_MECHANISM=move_pages,
+#      =mbind), alternating, in the 2-node guest: rows ours-move_pages and
+#      ours-mbind, which mechanism moves the pages faster on the guest's
+#      kernel.
+#
 #   bench/dist.sh [run | parts DIR | report DIR]    (bench/lib.sh)
 #   bench/dist.sh profile   variants that isolate one factor each (fixed
 #                           windows, move_pages as the mechanism, the oracle
@@ -49,6 +55,7 @@ host_mib=${BENCH_HOST_MIB:-64}
 seed=${BENCH_SEED:-1}
 seed_pairs=${BENCH_SEED_PAIRS:-3}
 seed_reps=${BENCH_SEED_REPS:-2}
+mech_pairs=${BENCH_MECH_PAIRS:-0}
 variants=ours-default,ours-exact,ours-thp,oracle,none
 
 build() {
@@ -70,6 +77,14 @@ parts() {
       echo "BENCH_REP_OFFSET=$((pairs + r - 1)) $DIR/bin/nexttouch_dist $ref_mib 1 $v"
       echo "BENCH_REP_OFFSET=$((pairs + r - 1)) $DIR/bin/reference_nexttouch $ref_mib 1"
       v=$(echo "$v" | tr , '\n' | tac | paste -sd,)
+    done
+    local m=(move_pages mbind)
+    for r in $(seq 1 "$mech_pairs"); do
+      for k in 0 1; do
+        local mech=${m[$(((r + k) % 2))]}
+        echo "BENCH_REP_OFFSET=$((pairs + reps + r - 1)) KMP_NEXTTOUCH_MECHANISM=$mech" \
+          "$DIR/bin/nexttouch_dist $mib 1 ours-default | sed 's/,ours-default,/,ours-$mech,/'"
+      done
     done
   } | part dist-2n 2
   if [ "$seed" = 1 ]; then seed_part; fi

@@ -11,6 +11,11 @@
 #   bench/suite.sh           reduced sizes (below), about 11 minutes
 #   FULL=1 bench/suite.sh    every family at its own defaults (about 40 min)
 #
+#   SUITE_FAMILIES="dist:dist sol:solvers"   only these families (default all)
+#   SUITE_DIR=dir SUITE_PAGE=0   logs and reports in dir, and neither
+#                bench/results/ nor the page written (bench/kernels.sh)
+#   NUMA_VM_KERNEL_VERSION=6.12  the guests' kernel (tools/numa-vm --kernel)
+#
 # Raw logs and every report: build/bench/suite/. The summary is printed; if
 # every run passed, the files the page shows (CSVs, plots, the summary) are
 # written afresh to bench/results/, and the page's results section is
@@ -19,8 +24,9 @@
 # target only shows in the summary.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-dir=$top/build/bench/suite
+dir=${SUITE_DIR:-$top/build/bench/suite}
 full=${FULL:-0}
+families=${SUITE_FAMILIES:-dist:dist acc:accuracy sol:solvers ro:readonly cur:curves wrap:wrappers}
 T0=$(date +%s)
 step() { echo "== bench-suite [$(($(date +%s) - T0)) s]: $*" >&2; }
 
@@ -58,7 +64,7 @@ setup_dir "$dir"
 echo "suite=$([ "$full" = 1 ] && echo full || echo reduced)" >>"$dir/config.txt"
 
 step "1/4 building the benchmarks and writing their guest parts"
-for f in dist:dist acc:accuracy sol:solvers ro:readonly cur:curves wrap:wrappers; do
+for f in $families; do
   family "${f%%:*}" "${f#*:}" parts
 done
 
@@ -67,7 +73,7 @@ status=0
 guests || status=1
 
 step "3/4 native parts and the reports of each family"
-for f in dist:dist acc:accuracy sol:solvers ro:readonly cur:curves wrap:wrappers; do
+for f in $families; do
   family "${f%%:*}" "${f#*:}" report >"$dir/logs/report-${f#*:}.log" 2>&1 || {
     status=1
     echo "bench-suite: ${f#*:} failed; see $dir/logs/report-${f#*:}.log" >&2
@@ -77,7 +83,9 @@ echo "total wall time: $(($(date +%s) - T0)) s" >>"$dir/logs/times.txt"
 
 step "4/4 summary; bench/results/ and docs/Benchmarks.rst"
 $PY "$REPORT" summary "$dir"
-if [ $status = 0 ]; then
+if [ "${SUITE_PAGE:-1}" = 0 ]; then
+  exit $status
+elif [ $status = 0 ]; then
   $PY "$REPORT" page "$dir" || status=1
 else
   echo "bench-suite: FAILED (see above); bench/results/ and the page left as they were"
