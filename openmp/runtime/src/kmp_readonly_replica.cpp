@@ -33,6 +33,7 @@
 #include "kmp_readonly.h"
 
 #if KMP_PAGETRAP_SUPPORTED
+#include <errno.h>
 #include <linux/mempolicy.h>
 #include <sched.h>
 #include <string.h>
@@ -62,7 +63,17 @@ static size_t ro_copy(const kmp_ro_item *it, char *m, uintptr_t s,
   uintptr_t pg = (uintptr_t)__kmp_pt_page;
   uintptr_t ps = s & ~(pg - 1), pe = (e + pg - 1) & ~(pg - 1);
   char *w = m + (ps - it->mbase);
-  __kmp_pt_mprotect(w, pe - ps, PROT_READ | PROT_WRITE);
+  if (__kmp_pt_mprotect(w, pe - ps, PROT_READ | PROT_WRITE) != 0) {
+    // Out of VMAs (vm.max_map_count): part of the copy would be a mapping
+    // of its own.  The whole copy splits nothing: its policy sets it apart
+    // from its dirty bytes (ro_make), so it is mappings of its own already.
+    w = m;
+    ps = it->mbase;
+    pe = it->mend;
+    int rc = __kmp_pt_mprotect(w, pe - ps, PROT_READ | PROT_WRITE);
+    KMP_DEBUG_ASSERT(rc == 0);
+    (void)rc;
+  }
   memcpy(m + (s - it->mbase), (const void *)s, e - s);
   __kmp_pt_mprotect(w, pe - ps, PROT_READ);
   return e - s;
@@ -85,7 +96,9 @@ static void ro_mark_gone(const char *p, size_t bytes) {
   __kmp_ro_table.leave();
 }
 
-// A new replica of it on node: NULL if there is no memory for it.
+// A new replica of it on node: NULL if there is no memory for it, or no
+// mapping left (vm.max_map_count) for its copy to be one apart from its
+// dirty bytes, as ro_copy needs.
 static char *ro_make(kmp_ro_item *it, kmp_ro_replica *r, int node) {
   size_t db = ro_round_page(it->nchunks), rb = it->mend - it->mbase;
   char *p = (char *)__kmp_pt_private_alloc(db + rb);
@@ -98,7 +111,11 @@ static char *ro_make(kmp_ro_item *it, kmp_ro_replica *r, int node) {
   unsigned long mask[KMP_PT_MASK_WORDS];
   memset(mask, 0, sizeof mask);
   mask[node / (8 * sizeof(long))] |= 1UL << (node % (8 * sizeof(long)));
-  __kmp_pt_mbind(m, rb, MPOL_PREFERRED, mask, KMP_PT_MAXNODE, 0);
+  if (__kmp_pt_mbind(m, rb, MPOL_PREFERRED, mask, KMP_PT_MAXNODE, 0) != 0 &&
+      errno == ENOMEM) {
+    __kmp_pt_private_free(p, db + rb);
+    return NULL;
+  }
   // Allocate the pages in one call rather than one fault each.
   madvise(m, rb, MADV_POPULATE_WRITE);
   memcpy(m + (it->base - it->mbase), (const void *)it->base,
