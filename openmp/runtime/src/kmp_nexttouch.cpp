@@ -85,7 +85,7 @@ static const kmp_pt_engine nt_engine = {
     __kmp_nt_fault,        __kmp_nt_buffer,
     /*forced_write=*/NULL,
     /*file_write=*/NULL,   __kmp_nt_mapping_change, nt_yield,
-    nt_private_ranges,     KMP_NT_MAX_SEGMENTS,     __kmp_nt_atfork,
+    nt_private_ranges,     KMP_NT_MAX_PRIVATE,      __kmp_nt_atfork,
     __kmp_nt_cleanup,
 };
 
@@ -112,8 +112,10 @@ void __kmp_nt_initialize() {
   if (!__kmp_nt_initialized) {
     __kmp_nt_mech = __kmp_pt_mech;
     __kmp_nt_active = __kmp_nexttouch && __kmp_pt_moves;
-    if (__kmp_nt_active)
+    if (__kmp_nt_active) {
       nt_probe_mark();
+      __kmp_nt_move_lists_init();
+    }
     KMP_MB();
     __kmp_nt_initialized = 1;
   }
@@ -134,7 +136,7 @@ void __kmp_nexttouch_register() {
 static int nt_private_ranges_all(kmp_pt_range **out) {
   kmp_pt_range *others = NULL;
   int n = __kmp_pt_private_ranges(KMP_PT_NEXTTOUCH, &others);
-  int cap = n + KMP_NT_MAX_SEGMENTS;
+  int cap = n + KMP_NT_MAX_PRIVATE;
   kmp_pt_range *r =
       (kmp_pt_range *)KMP_INTERNAL_MALLOC(sizeof(kmp_pt_range) * cap);
   if (!r)

@@ -61,6 +61,8 @@ void __kmp_nt_initialize(); // once, before any request
 #define KMP_NT_COW 0x40
 
 #define KMP_NT_MAX_SEGMENTS 1024
+// The engine's own mappings: the segments' and the move_pages lists'.
+#define KMP_NT_MAX_PRIVATE (KMP_NT_MAX_SEGMENTS + 1)
 
 struct kmp_nt_segment {
   uintptr_t base, end; // unit aligned
@@ -222,8 +224,8 @@ void __kmp_nt_arm_pending();
 // program unmapped or re-protected; returns the VMAs (or NULL).
 kmp_pt_vma *__kmp_nt_check_armed(int *n, int smaps);
 void __kmp_nt_free_segment(kmp_nt_segment *seg);
-// The engine's private mappings (segments, state bytes, items): at most max
-// ranges in out; their number.
+// The engine's private mappings (segments, state bytes, items, the move_pages
+// lists): at most max ranges in out; their number.
 int __kmp_nt_segment_ranges(kmp_pt_range *out, int max);
 // Disarm the armed units [lo, hi) of seg where they are; the pages disarmed
 // (the caller counts them).  Lock-free, async-signal-safe.
@@ -256,6 +258,11 @@ void __kmp_nt_segv_guard_armed();
 // was restored after mbind).
 #define KMP_NT_MIGRATE_FIXUP 1
 #define KMP_NT_MIGRATE_UNMARKED 2
+// The pool of move_pages page lists (kmp_nexttouch_migrate.cpp): made when
+// the engine starts; its private range (0 or 1 in *out); fork's child.
+void __kmp_nt_move_lists_init();
+int __kmp_nt_move_lists_range(kmp_pt_range *out);
+void __kmp_nt_move_lists_atfork_child();
 int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
                      const unsigned char *old, int node);
 void __kmp_nt_fixup(kmp_nt_segment *seg, size_t u, size_t n,

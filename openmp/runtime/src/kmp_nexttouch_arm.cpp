@@ -56,7 +56,7 @@ static int nt_cmp_interval(const void *a, const void *b) {
 }
 
 int __kmp_nt_segment_ranges(kmp_pt_range *out, int max) {
-  int k = 0;
+  int k = max > 0 ? __kmp_nt_move_lists_range(out) : 0;
   for (int i = 0; i < __kmp_nt_table.hwm && k < max; i++) {
     kmp_nt_segment *s = __kmp_nt_table.slot[i];
     if (s)
@@ -71,7 +71,7 @@ int __kmp_nt_segment_ranges(kmp_pt_range *out, int max) {
 static kmp_pt_range *nt_exclusions(int *n, const kmp_pt_vma *v, int nv) {
   kmp_pt_range *priv = NULL;
   int npriv = __kmp_pt_private_ranges(KMP_PT_NEXTTOUCH, &priv);
-  int cap = KMP_NT_MAX_SEGMENTS + __kmp_threads_capacity + npriv, k = 0;
+  int cap = KMP_NT_MAX_PRIVATE + __kmp_threads_capacity + npriv, k = 0;
   kmp_pt_range *x =
       (kmp_pt_range *)KMP_INTERNAL_MALLOC(sizeof(kmp_pt_range) * cap);
   if (!x)

@@ -50,6 +50,7 @@ void __kmp_nt_atfork(int phase) {
       }
   }
   __kmp_nt_table.atfork_child();
+  __kmp_nt_move_lists_atfork_child();
   __kmp_nt_teams_running = 0;
   __kmp_init_bootstrap_lock(&__kmp_nt_lock);
 }

@@ -54,16 +54,89 @@ static void nt_count_move_error(int err, kmp_uint64 pages) {
   nt_count_move_errors(fails);
 }
 
-enum { NT_CHUNK = 32 }; // pages per move_pages call on the fault path
+// The page lists of move_pages.  One call over many pages lets the kernel
+// batch the TLB flushes of the whole migration (Linux 6.3 and later), so a
+// fault takes a list of NT_MOVE_MAX pages from a pool made when the engine
+// starts (private memory: the handler may run on a small sigaltstack).  If
+// every list is in use (more threads in the fault path than lists), a list
+// of NT_CHUNK pages on the stack.
+enum { NT_CHUNK = 32, NT_MOVE_MAX = 512, NT_MOVE_LISTS = 16 };
+struct kmp_nt_move_lists {
+  volatile int busy[NT_MOVE_LISTS];
+  void *pages[NT_MOVE_LISTS][NT_MOVE_MAX];
+  int nodes[NT_MOVE_LISTS][NT_MOVE_MAX];
+  int status[NT_MOVE_LISTS][NT_MOVE_MAX];
+};
+static kmp_nt_move_lists *nt_lists;
 
-// Collects into pages[] (at most NT_CHUNK) the addresses of the claimed units
+struct kmp_nt_move_list {
+  void **pages;
+  int *nodes, *status;
+  int cap, slot;
+  void *stack_pages[NT_CHUNK];
+  int stack_nodes[NT_CHUNK], stack_status[NT_CHUNK];
+
+  // Every entry of nodes is `node`.
+  explicit kmp_nt_move_list(int node) : slot(-1) {
+    kmp_nt_move_lists *l = __atomic_load_n(&nt_lists, __ATOMIC_ACQUIRE);
+    for (int i = 0; l && i < NT_MOVE_LISTS && slot < 0; i++) {
+      int idle = 0;
+      if (!__atomic_load_n(&l->busy[i], __ATOMIC_RELAXED) &&
+          __atomic_compare_exchange_n(&l->busy[i], &idle, 1, false,
+                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        slot = i;
+    }
+    if (slot >= 0) {
+      pages = l->pages[slot];
+      nodes = l->nodes[slot];
+      status = l->status[slot];
+      cap = NT_MOVE_MAX;
+    } else {
+      pages = stack_pages;
+      nodes = stack_nodes;
+      status = stack_status;
+      cap = NT_CHUNK;
+    }
+    for (int j = 0; j < cap; j++)
+      nodes[j] = node;
+  }
+  ~kmp_nt_move_list() {
+    if (slot >= 0)
+      __atomic_store_n(&nt_lists->busy[slot], 0, __ATOMIC_RELEASE);
+  }
+};
+
+// Once, when the engine starts (not in the handler); NULL-safe without it.
+void __kmp_nt_move_lists_init() {
+  if (!nt_lists)
+    __atomic_store_n(&nt_lists,
+                     (kmp_nt_move_lists *)__kmp_pt_private_alloc(
+                         sizeof(kmp_nt_move_lists)),
+                     __ATOMIC_RELEASE);
+}
+
+int __kmp_nt_move_lists_range(kmp_pt_range *out) {
+  if (!nt_lists)
+    return 0;
+  out->start = (uintptr_t)nt_lists;
+  out->end = out->start + sizeof(kmp_nt_move_lists);
+  return 1;
+}
+
+// fork(2), in the child: the lists of the threads that are not there.
+void __kmp_nt_move_lists_atfork_child() {
+  for (int i = 0; nt_lists && i < NT_MOVE_LISTS; i++)
+    nt_lists->busy[i] = 0;
+}
+
+// Collects into l (at most its capacity) the addresses of the claimed units
 // from *i on, of [u, u+n), that were not on `node` when claimed; advances *i.
 static int nt_gather(const kmp_nt_segment *seg, size_t u, size_t *i, size_t n,
-                     const unsigned char *old, int node, void **pages) {
+                     const unsigned char *old, int node, kmp_nt_move_list &l) {
   int k = 0;
-  for (; *i < n && k < NT_CHUNK; ++*i)
+  for (; *i < n && k < l.cap; ++*i)
     if ((old[*i] & KMP_NT_NODE_UNKNOWN) != node)
-      pages[k++] = (void *)(seg->base + ((u + *i) << seg->shift));
+      l.pages[k++] = (void *)(seg->base + ((u + *i) << seg->shift));
   return k;
 }
 
@@ -131,19 +204,17 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
     // Per page.  A kernel that does not move PROT_NONE pages says -ENOENT
     // (only if KMP_NEXTTOUCH_MECHANISM forces move_pages there): leave the
     // whole run to nt_fixup(), which counts it once the pages are accessible.
-    void *pages[NT_CHUNK];
-    int nodes[NT_CHUNK], status[NT_CHUNK];
-    for (int j = 0; j < NT_CHUNK; j++)
-      nodes[j] = node;
+    kmp_nt_move_list l(node);
+    int *status = l.status;
     // Failures are counted at the end: if the run goes to nt_fixup(), it
     // counts them there, once.
     kmp_uint64 fails[NT_FAIL_KINDS] = {0, 0, 0};
     size_t i = 0;
     while (i < n) {
-      int k = nt_gather(seg, u, &i, n, old, node, pages);
+      int k = nt_gather(seg, u, &i, n, old, node, l);
       if (!k)
         continue;
-      long r = __kmp_pt_move_pages(k, pages, nodes, status, MPOL_MF_MOVE);
+      long r = __kmp_pt_move_pages(k, l.pages, l.nodes, status, MPOL_MF_MOVE);
       if (r < 0) {
         if (errno == ENOENT)
           return KMP_NT_MIGRATE_FIXUP;
@@ -170,16 +241,15 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
 // move_pages (which works on accessible pages on every kernel), count.
 void __kmp_nt_fixup(kmp_nt_segment *seg, size_t u, size_t n,
                     const unsigned char *old, int node) {
-  void *pages[NT_CHUNK];
-  int nodes[NT_CHUNK], status[NT_CHUNK];
-  for (int j = 0; j < NT_CHUNK; j++)
-    nodes[j] = node;
+  kmp_nt_move_list l(node);
+  void **pages = l.pages;
+  int *status = l.status;
   kmp_uint64 unit_pages = __kmp_nt_unit_pages(seg);
   kmp_uint64 moved = 0;
   size_t i = 0;
   while (i < n) {
     // Units already on `node` were counted as local by nt_migrate().
-    int k = nt_gather(seg, u, &i, n, old, node, pages);
+    int k = nt_gather(seg, u, &i, n, old, node, l);
     if (!k)
       continue;
     if (__kmp_pt_move_pages(k, pages, NULL, status, 0) != 0) {
@@ -195,7 +265,7 @@ void __kmp_nt_fixup(kmp_nt_segment *seg, size_t u, size_t n,
     }
     if (!m)
       continue;
-    if (__kmp_pt_move_pages(m, pages, nodes, status, MPOL_MF_MOVE) < 0) {
+    if (__kmp_pt_move_pages(m, pages, l.nodes, status, MPOL_MF_MOVE) < 0) {
       nt_count_move_error(errno, m * unit_pages);
       continue;
     }
