@@ -102,6 +102,11 @@ void __kmp_nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
     if (!any)
       return __kmp_nt_sweep();
   }
+  // Units are claimed only while every asynchronous signal is blocked: a
+  // handler that touches them (a write() of the pages) would wait for this
+  // frame, which it interrupted, for ever.
+  sigset_t sigs;
+  __kmp_pt_block_async(&sigs);
   int nvmas;
   kmp_pt_vma *vmas = __kmp_nt_check_armed(&nvmas, 0);
   if (vmas)
@@ -122,6 +127,7 @@ void __kmp_nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
     size_t hi = (b - s->base + ((uintptr_t)1 << s->shift) - 1) >> s->shift;
     pages += __kmp_nt_disarm_units(s, lo, hi);
   }
+  __kmp_pt_real_sigmask(SIG_SETMASK, &sigs, NULL);
   if (expired)
     KMP_PT_ADD(pages_expired, pages);
   else
