@@ -334,9 +334,15 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
 
 // Define `name` with C linkage: touch the buffers (TOUCH), then call the
 // next definition.  A missing one fails with ENOSYS.
-// The wrapper itself is the idle path: two loads and a tail call of the C
+// The wrapper itself is the idle path: two loads and a call of the C
 // library's function.  The rest (the first look-up, the buffers while an
-// engine watches) is out of line.
+// engine watches) is out of line.  An arming that begins after the idle
+// path's look and reaches the buffer before the kernel does makes the
+// kernel's copy fail with EFAULT, before it transfers a byte: the call is
+// then made again the watching way (buffers listed, then touched).  A
+// datagram the kernel dropped on that failure stays lost (a recv* from a
+// datagram socket); a stream's bytes, a pipe's and a file's are not
+// consumed by it.
 #define KMP_PT_IO_WRAP(ret, name, params, args, TOUCH)                         \
   typedef ret(*pt_fn_##name) params;                                           \
   static void *volatile pt_next_##name;                                        \
@@ -358,8 +364,12 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
   extern "C" ret name params {                                                 \
     pt_fn_##name f =                                                           \
         (pt_fn_##name)__atomic_load_n(&pt_next_##name, __ATOMIC_ACQUIRE);      \
-    if (__builtin_expect(f && !TCR_4(__kmp_pt_watch), 1))                      \
-      return f args;                                                           \
+    if (__builtin_expect(f && !TCR_4(__kmp_pt_watch), 1)) {                    \
+      ret r = f args;                                                          \
+      if (__builtin_expect(r != static_cast<ret>(-1), 1) || errno != EFAULT ||  \
+          !TCR_4(__kmp_pt_watch))                                              \
+        return r;                                                              \
+    }                                                                          \
     return pt_slow_##name args;                                                \
   }
 
