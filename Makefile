@@ -5,6 +5,8 @@
 #   make                 deps + patched source + clang + libomp -> build/bin/clang
 #   make check           the project's tests (clang, libomp, NUMA guest) with lit
 #   make check-guest-kernels  the NUMA guest tests on the other kernels (5.10, 6.12)
+#   make check-glibc231  the runtime tests on Debian 11's C library and kernel
+#   make libomp-compat   libomp for glibc 2.31 and later (Debian 11's sysroot)
 #   make check-stress    the stress and randomized model tests, long
 #   make check-sanitizers  the runtime tests built with ASan, then TSan
 #   make bench-suite     all the benchmarks, reduced, two guest boots (~11 min);
@@ -125,6 +127,32 @@ libomp: source
 	    { cat $(OMP_BUILD).configure.log; exit 1; }; fi
 	ninja -C $(OMP_BUILD) -j$(JOBS) omp $(if $(OMP_FORTRAN),libomp-mod)
 
+# libomp for glibc 2.31 and later (Debian 11, Ubuntu 20.04, RHEL 9 family):
+# the same source and flags, built against Debian 11's C library and
+# libraries (scripts/sysroot.sh: a sysroot from its packages, no root), so
+# that it references no symbol version newer than GLIBC_2.31. A libomp
+# linked on Debian 12 needs 2.34 (pthread moved into libc).
+COMPAT_BUILD := $(B)/openmp-glibc231
+.PHONY: libomp-compat
+libomp-compat: source
+	@sysroot=$$(bash scripts/sysroot.sh); \
+	if [ ! -f $(COMPAT_BUILD)/build.ninja ] || \
+	   ! grep -q "^CMAKE_SYSROOT:.*=$$sysroot$$" $(COMPAT_BUILD)/CMakeCache.txt; then \
+	  rm -rf $(COMPAT_BUILD); \
+	  cmake $(CMAKE_COMMON) -S $(SRC)/openmp -B $(COMPAT_BUILD) \
+	    -DCMAKE_SYSROOT=$$sysroot \
+	    -DLIBOMP_USE_HWLOC=ON -DOPENMP_ENABLE_LIBOMPTARGET=OFF \
+	    -DLIBOMP_OMPD_SUPPORT=OFF -DOPENMP_ENABLE_OMPT_TOOLS=OFF \
+	    -DLIBOMP_INSTALL_ALIASES=OFF \
+	    >$(COMPAT_BUILD).configure.log 2>&1 || \
+	    { cat $(COMPAT_BUILD).configure.log; exit 1; }; fi
+	ninja -C $(COMPAT_BUILD) -j$(JOBS) omp
+	@newest=$$(objdump -T $(COMPAT_BUILD)/runtime/src/libomp.so | \
+	  grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n1); \
+	[ "$$(printf '%s\n' "$$newest" GLIBC_2.31 | sort -V | tail -n1)" = GLIBC_2.31 ] || \
+	  { echo "libomp-compat: references $$newest, newer than GLIBC_2.31"; exit 1; }; \
+	echo "libomp-compat: $(COMPAT_BUILD)/runtime/src/libomp.so (newest symbol version $$newest)"
+
 # The runtime half alone, for users of any compiler (gcc, gfortran): plain
 # CMake of the patched openmp/ with the system's compilers, hwloc on, the
 # Fortran module if gfortran is there; installs libomp (with its libgomp and
@@ -193,13 +221,15 @@ toolchain: clang
 DIST_NAME := nexttouch-llvm$(LLVM_MAJOR)-$(shell uname -m)-linux
 DIST := $(B)/dist/$(DIST_NAME).tar.gz
 .PHONY: install dist check-dist
-install: toolchain
+# The tree's libomp is libomp-compat's (glibc 2.31 and later).
+INSTALL_COMPAT = NT_LIBOMP_COMPAT=$(COMPAT_BUILD)/runtime/src NT_SYSROOT=$$(bash scripts/sysroot.sh)
+install: toolchain libomp-compat
 	@[ -n "$(PREFIX)" ] || { echo "usage: make install PREFIX=/install/dir [DESTDIR=...]"; exit 2; }
-	DESTDIR=$(DESTDIR) bash scripts/install.sh $(abspath $(PREFIX))
+	DESTDIR=$(DESTDIR) $(INSTALL_COMPAT) bash scripts/install.sh $(abspath $(PREFIX))
 
-dist: toolchain
+dist: toolchain libomp-compat
 	rm -rf $(B)/dist/stage
-	DESTDIR= bash scripts/install.sh $(B)/dist/stage/$(DIST_NAME)
+	DESTDIR= $(INSTALL_COMPAT) bash scripts/install.sh $(B)/dist/stage/$(DIST_NAME)
 	tar -C $(B)/dist/stage -czf $(DIST).tmp $(DIST_NAME)
 	mv $(DIST).tmp $(DIST)
 	rm -rf $(B)/dist/stage
@@ -211,13 +241,15 @@ check-dist: dist
 # The project's tests: clang/test/OpenMP/{nexttouch,readonly}* and
 # openmp/runtime/test/nexttouch/ (with the NUMA guest tests on Debian 12's 6.1
 # kernel), in one lit run; the guest tests again on the other kernels
-# (check-guest-kernels); then the host runtime tests again with ASan and TSan
-# builds of the test programs (check-sanitizers, about a minute).
+# (check-guest-kernels); the runtime tests on glibc 2.31 (check-glibc231);
+# then the host runtime tests again with ASan and TSan builds of the test
+# programs (check-sanitizers, about a minute).
 check: toolchain
 	NEXTTOUCH_REQUIRE_GUEST=1 bash scripts/run-lit.sh $(LIT_OPTS) --show-pass -j$(LIT_JOBS) \
 	  $(CLANG_BUILD)/test/OpenMP $(OMP_BUILD)/runtime/test/nexttouch \
 	  --filter 'nexttouch|readonly'
 	$(MAKE) --no-print-directory check-guest-kernels
+	$(MAKE) --no-print-directory check-glibc231
 	$(MAKE) --no-print-directory check-sanitizers
 
 # Every test of openmp/runtime/test/nexttouch that boots a guest (its RUN
@@ -233,6 +265,17 @@ check-guest-kernels: toolchain
 	    $(LIT_OPTS) --show-pass -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test/nexttouch \
 	    --filter 'nexttouch/($(GUEST_TESTS))$$' || rc=1; done; \
 	exit $$rc
+
+# The runtime tests on glibc 2.31 (Debian 11's C library): the test programs
+# compiled against scripts/sysroot.sh's sysroot and run on its loader and
+# libraries with libomp-compat's libomp, on the host and in guests booting
+# Debian 11's 5.10 kernel (lit.local.cfg: NEXTTOUCH_SYSROOT).
+.PHONY: check-glibc231
+check-glibc231: toolchain libomp-compat
+	NEXTTOUCH_SYSROOT=$$(bash scripts/sysroot.sh) \
+	NEXTTOUCH_SYSROOT_LIBOMP=$(COMPAT_BUILD)/runtime/src \
+	NEXTTOUCH_GUEST_KERNEL=5.10 NEXTTOUCH_REQUIRE_GUEST=1 \
+	  bash scripts/run-lit.sh $(LIT_OPTS) --show-pass -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test/nexttouch
 
 # The long runs of the stress and randomized model tests (stress.c, model.c
 # and their NUMA-guest variants guest_stress.c, guest_model.c): the same lit

@@ -6,7 +6,9 @@
 #   bin/clang.cfg, clang++.cfg            -frtlib-add-rpath: programs get an
 #                                         RPATH to lib/<triple>, our libomp
 #   lib/clang/<major>/include/            resource headers with our omp.h
-#   lib/<triple>/libomp.so                libomp (+ libgomp.so, libiomp5.so)
+#   lib/<triple>/libomp.so                libomp (+ libgomp.so, libiomp5.so);
+#                                         with NT_LIBOMP_COMPAT, the one built
+#                                         against NT_SYSROOT (glibc 2.31)
 #   lib/libomp.so, libgomp.so, ...        links to it, for gcc/gfortran users
 #   include/omp.h, omp_lib.mod, ...       libomp's headers and Fortran module
 #   lib/deps/                             the shared libraries clang and libomp
@@ -80,8 +82,36 @@ bundle() {
     esac
   done
 }
+# The libraries of a libomp built against another C library's sysroot
+# (make libomp-compat): its NEEDED entries, recursively, from the sysroot.
+bundle_sysroot() {
+  local lib name f
+  for name in $(objdump -p "$1" | awk '$1 == "NEEDED" {print $2}'); do
+    case $name in
+      libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|libresolv.so.*|ld-linux*) continue ;;
+    esac
+    [ -f "$dest/lib/deps/$name" ] && continue
+    f=""
+    for d in lib/x86_64-linux-gnu usr/lib/x86_64-linux-gnu; do
+      [ -e "$NT_SYSROOT/$d/$name" ] && f=$NT_SYSROOT/$d/$name && break
+    done
+    [ -n "$f" ] || { echo "install: $name (needed by $1) is not in $NT_SYSROOT" >&2; exit 1; }
+    cp -L "$f" "$dest/lib/deps/$name"
+    chmod u+w "$dest/lib/deps/$name"
+    patchelf --set-rpath '$ORIGIN' "$dest/lib/deps/$name"
+    bundle_sysroot "$dest/lib/deps/$name"
+  done
+}
 bundle "$dest/bin/$real"
-bundle "$dest/lib/$triple/libomp.so"
+# NT_LIBOMP_COMPAT: the directory of a libomp.so built against NT_SYSROOT
+# (make install and make dist: glibc 2.31's): the tree's libomp, so that the
+# runtime half runs on that C library and later.
+if [ -n "${NT_LIBOMP_COMPAT:-}" ]; then
+  cp -L "$NT_LIBOMP_COMPAT/libomp.so" "$dest/lib/$triple/libomp.so"
+  bundle_sysroot "$dest/lib/$triple/libomp.so"
+else
+  bundle "$dest/lib/$triple/libomp.so"
+fi
 patchelf --set-rpath '$ORIGIN/../lib/deps' "$dest/bin/$real"
 patchelf --set-rpath '$ORIGIN/../deps:$ORIGIN/deps' "$dest/lib/$triple/libomp.so"
 

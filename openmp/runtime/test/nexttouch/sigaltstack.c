@@ -13,7 +13,11 @@
 int main(void) {
   long pg = nt_pagesize();
   enum { N = 128 };
+#ifdef _SC_MINSIGSTKSZ // glibc 2.34 and later: the CPU's signal frame size
   long min = sysconf(_SC_MINSIGSTKSZ);
+#else
+  long min = getauxval(AT_MINSIGSTKSZ);
+#endif
   if (min < 2048)
     min = 2048;
   size_t size = min + 6144;
