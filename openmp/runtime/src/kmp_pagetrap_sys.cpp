@@ -26,7 +26,9 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -180,9 +182,11 @@ int __kmp_pt_mprotect_mapped(uintptr_t start, uintptr_t end, int prot) {
   return rc;
 }
 
-// The mapping calls while the C library's are looked up: dlsym may call
-// the program's malloc and free, and a malloc replacement maps and unmaps
-// with them (the C library's functions are these system calls too).
+// The calls made while the C library's are looked up in the same thread:
+// dlsym may call the program's malloc and free, and a malloc replacement
+// maps and unmaps with the mapping calls; a signal handler that interrupted
+// the look-up may call any wrapper.  The C library's functions are these
+// system calls too.
 static void *pt_raw_mmap(void *p, size_t len, int prot, int flags, int fd,
                          off_t off) {
   if (off & (__kmp_pt_page - 1)) {
@@ -209,6 +213,70 @@ static void *pt_raw_mremap(void *old, size_t old_len, size_t len, int flags,
   return (void *)syscall(SYS_mremap, old, old_len, len, flags, to);
 }
 
+// The calls that are one system call each, for a signal handler that
+// interrupted its thread inside dlsym: it cannot call dlsym again (the
+// loader's lock), and the C library's function is this system call.
+static ssize_t pt_raw_read(int fd, void *b, size_t n) {
+  return syscall(SYS_read, fd, b, n);
+}
+static ssize_t pt_raw_write(int fd, const void *b, size_t n) {
+  return syscall(SYS_write, fd, b, n);
+}
+static ssize_t pt_raw_pread(int fd, void *b, size_t n, off_t off) {
+  return syscall(SYS_pread64, fd, b, n, off);
+}
+static ssize_t pt_raw_pwrite(int fd, const void *b, size_t n, off_t off) {
+  return syscall(SYS_pwrite64, fd, b, n, off);
+}
+static ssize_t pt_raw_readv(int fd, const struct iovec *v, int cnt) {
+  return syscall(SYS_readv, fd, v, cnt);
+}
+static ssize_t pt_raw_writev(int fd, const struct iovec *v, int cnt) {
+  return syscall(SYS_writev, fd, v, cnt);
+}
+// The kernel takes the offset as two halves (low, high).
+static ssize_t pt_raw_preadv(int fd, const struct iovec *v, int cnt,
+                             off_t off) {
+  return syscall(SYS_preadv, fd, v, cnt, (long)off,
+                 (long)((unsigned long long)off >> 32));
+}
+static ssize_t pt_raw_pwritev(int fd, const struct iovec *v, int cnt,
+                              off_t off) {
+  return syscall(SYS_pwritev, fd, v, cnt, (long)off,
+                 (long)((unsigned long long)off >> 32));
+}
+static ssize_t pt_raw_recvfrom(int fd, void *b, size_t n, int flags,
+                               struct sockaddr *from, socklen_t *len) {
+  return syscall(SYS_recvfrom, fd, b, n, flags, from, len);
+}
+static ssize_t pt_raw_recv(int fd, void *b, size_t n, int flags) {
+  return pt_raw_recvfrom(fd, b, n, flags, NULL, NULL);
+}
+static ssize_t pt_raw_sendto(int fd, const void *b, size_t n, int flags,
+                             const struct sockaddr *to, socklen_t len) {
+  return syscall(SYS_sendto, fd, b, n, flags, to, len);
+}
+static ssize_t pt_raw_send(int fd, const void *b, size_t n, int flags) {
+  return pt_raw_sendto(fd, b, n, flags, NULL, 0);
+}
+static ssize_t pt_raw_recvmsg(int fd, struct msghdr *m, int flags) {
+  return syscall(SYS_recvmsg, fd, m, flags);
+}
+static ssize_t pt_raw_sendmsg(int fd, const struct msghdr *m, int flags) {
+  return syscall(SYS_sendmsg, fd, m, flags);
+}
+// pthread_sigmask and sigprocmask: the kernel's set is 8 bytes.
+static int pt_raw_pthread_sigmask(int how, const sigset_t *set,
+                                  sigset_t *old) {
+  return syscall(SYS_rt_sigprocmask, how, set, old, 8) ? errno : 0;
+}
+static int pt_raw_sigprocmask(int how, const sigset_t *set, sigset_t *old) {
+  return (int)syscall(SYS_rt_sigprocmask, how, set, old, 8);
+}
+static int pt_raw_sigpending(sigset_t *set) {
+  return (int)syscall(SYS_rt_sigpending, set, 8);
+}
+
 static void *pt_raw_fallback(const char *name) {
   static const struct {
     const char *name;
@@ -218,7 +286,28 @@ static void *pt_raw_fallback(const char *name) {
              {"munmap", (void *)pt_raw_munmap},
              {"mprotect", (void *)pt_raw_mprotect},
              {"madvise", (void *)pt_raw_madvise},
-             {"mremap", (void *)pt_raw_mremap}};
+             {"mremap", (void *)pt_raw_mremap},
+             {"read", (void *)pt_raw_read},
+             {"write", (void *)pt_raw_write},
+             {"pread", (void *)pt_raw_pread},
+             {"pread64", (void *)pt_raw_pread},
+             {"pwrite", (void *)pt_raw_pwrite},
+             {"pwrite64", (void *)pt_raw_pwrite},
+             {"readv", (void *)pt_raw_readv},
+             {"writev", (void *)pt_raw_writev},
+             {"preadv", (void *)pt_raw_preadv},
+             {"preadv64", (void *)pt_raw_preadv},
+             {"pwritev", (void *)pt_raw_pwritev},
+             {"pwritev64", (void *)pt_raw_pwritev},
+             {"recv", (void *)pt_raw_recv},
+             {"recvfrom", (void *)pt_raw_recvfrom},
+             {"recvmsg", (void *)pt_raw_recvmsg},
+             {"send", (void *)pt_raw_send},
+             {"sendto", (void *)pt_raw_sendto},
+             {"sendmsg", (void *)pt_raw_sendmsg},
+             {"pthread_sigmask", (void *)pt_raw_pthread_sigmask},
+             {"sigprocmask", (void *)pt_raw_sigprocmask},
+             {"sigpending", (void *)pt_raw_sigpending}};
   for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++)
     if (!strcmp(raw[i].name, name))
       return raw[i].fn;
