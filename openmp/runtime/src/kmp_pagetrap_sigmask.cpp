@@ -193,40 +193,52 @@ void __kmp_pt_program_action_reset() {
 int __kmp_pt_handler_in_front(const struct sigaction *ours) {
   if (__atomic_load_n(&pt_state, __ATOMIC_ACQUIRE) == 2)
     return 1;
+  // The thread that changes it does so with every asynchronous signal
+  // blocked: a handler of the program that ran meanwhile on that thread and
+  // blocked SIGSEGV (which puts ours in front) would wait for the frame it
+  // interrupted.
+  sigset_t sigs;
+  __kmp_pt_block_async(&sigs);
   int zero = 0;
   if (!__atomic_compare_exchange_n(&pt_state, &zero, 1, false, __ATOMIC_ACQ_REL,
                                    __ATOMIC_ACQUIRE)) {
-    while (__atomic_load_n(&pt_state, __ATOMIC_ACQUIRE) != 2)
-      KMP_CPU_PAUSE(); // another thread puts it in front
-    return 1;
+    __kmp_pt_real_sigmask(SIG_SETMASK, &sigs, NULL);
+    int st;
+    while ((st = __atomic_load_n(&pt_state, __ATOMIC_ACQUIRE)) == 1)
+      KMP_CPU_PAUSE(); // another thread puts it in front (or back)
+    return st == 2;
   }
   struct sigaction cur, mine;
-  if (__kmp_pt_real_sigaction(SIGSEGV, NULL, &cur) != 0) {
-    __atomic_store_n(&pt_state, 0, __ATOMIC_RELEASE);
-    return 0;
+  int rc = 0;
+  if (__kmp_pt_real_sigaction(SIGSEGV, NULL, &cur) == 0) {
+    pt_action_write(&cur);
+    __kmp_pt_real_sigaction(SIGSEGV, ours, NULL);
+    if (__kmp_pt_real_sigaction(SIGSEGV, NULL, &mine) == 0) {
+      pt_restorer = mine.sa_restorer;
+      pt_restorer_flag =
+          mine.sa_flags & ~(SA_SIGINFO | SA_ONSTACK | SA_RESTART | SA_NODEFER);
+    }
+    rc = 1;
   }
-  pt_action_write(&cur);
-  __kmp_pt_real_sigaction(SIGSEGV, ours, NULL);
-  if (__kmp_pt_real_sigaction(SIGSEGV, NULL, &mine) == 0) {
-    pt_restorer = mine.sa_restorer;
-    pt_restorer_flag =
-        mine.sa_flags & ~(SA_SIGINFO | SA_ONSTACK | SA_RESTART | SA_NODEFER);
-  }
-  __atomic_store_n(&pt_state, 2, __ATOMIC_RELEASE);
-  return 1;
+  __atomic_store_n(&pt_state, rc ? 2 : 0, __ATOMIC_RELEASE);
+  __kmp_pt_real_sigmask(SIG_SETMASK, &sigs, NULL);
+  return rc;
 }
 
 // Both engines turned out to be off (libomp's settings said so after a
 // wrapper acted): the program's action goes back to the kernel.
 static void pt_handler_back() {
+  sigset_t sigs;
+  __kmp_pt_block_async(&sigs);
   int two = 2;
-  if (!__atomic_compare_exchange_n(&pt_state, &two, 1, false, __ATOMIC_ACQ_REL,
-                                   __ATOMIC_ACQUIRE))
-    return;
-  struct sigaction a;
-  __kmp_pt_program_action(&a);
-  __kmp_pt_real_sigaction(SIGSEGV, &a, NULL);
-  __atomic_store_n(&pt_state, 0, __ATOMIC_RELEASE);
+  if (__atomic_compare_exchange_n(&pt_state, &two, 1, false, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_ACQUIRE)) {
+    struct sigaction a;
+    __kmp_pt_program_action(&a);
+    __kmp_pt_real_sigaction(SIGSEGV, &a, NULL);
+    __atomic_store_n(&pt_state, 0, __ATOMIC_RELEASE);
+  }
+  __kmp_pt_real_sigmask(SIG_SETMASK, &sigs, NULL);
 }
 
 static int pt_in_front() {
