@@ -274,10 +274,12 @@ void __kmp_pagetrap_atfork(int phase) {
     __kmp_acquire_bootstrap_lock(&__kmp_pt_lock);
     return;
   }
-  if (phase == 1)
+  if (phase == 1) {
     __kmp_release_bootstrap_lock(&__kmp_pt_lock);
-  else
+  } else {
     __kmp_init_bootstrap_lock(&__kmp_pt_lock);
+    __kmp_pt_written_atfork_child();
+  }
   for (int id = 0; id < KMP_PT_NUM_ENGINES; id++)
     if (pt_engine(id) && pt_engine(id)->atfork)
       pt_engine(id)->atfork(phase);

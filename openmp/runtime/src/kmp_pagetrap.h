@@ -23,6 +23,7 @@
  *   kmp_pagetrap_io.cpp       system calls that copy into or out of memory
  *   kmp_pagetrap_mm.cpp       the program's own mapping changes
  *   kmp_pagetrap_sigmask.cpp  SIGSEGV stays deliverable in every thread
+ *   kmp_pagetrap_written.cpp  the kernel's written bits (Linux 6.7+)
  *
  * The files marked [signal handler] hold only async-signal-safe code: no
  * locks, no allocation, no stdio, no libomp data structures.  The wrappers
@@ -378,6 +379,28 @@ int __kmp_pt_read_file(const char *path, char *buf, size_t size);
 // /proc/self/maps shows them (mprotect stops at the first hole).  0 if every
 // call succeeded.
 int __kmp_pt_mprotect_mapped(uintptr_t start, uintptr_t end, int prot);
+
+// ---------------------------------------------------------------------------
+// The kernel's written bits (kmp_pagetrap_written.cpp; Linux 6.7 and later;
+// but for untracking, not in the signal handler; the caller serialises)
+
+// Can ranges be tracked (probed at the first call)?
+int __kmp_pt_written_available();
+// Track the pages [s, e): from now on a write to one, by anybody, is
+// recorded.  0, or an errno (EBUSY: the program's own userfaultfd has them;
+// ENOMEM: out of VMAs, the range's ends split mappings).
+int __kmp_pt_written_track(uintptr_t s, uintptr_t e);
+// Stop tracking [s, e).  Async-signal-safe (one raw system call).
+void __kmp_pt_written_untrack(uintptr_t s, uintptr_t e);
+// f(arg, s, e) for each run of tracked pages in [s, e) written since they
+// were tracked or last scanned; they are recorded afresh from now on.  0,
+// or -1 if the scan failed (what it did not report may have been written).
+int __kmp_pt_written_scan(uintptr_t s, uintptr_t e,
+                          void (*f)(void *arg, uintptr_t s, uintptr_t e),
+                          void *arg);
+// Bumped in a fork() child, where nothing tracked before is tracked.
+extern kmp_uint64 __kmp_pt_written_epoch;
+void __kmp_pt_written_atfork_child();
 
 // The next definition of a wrapped C library function `name`, looked up once
 // into *cache; NULL if there is none.

@@ -39,6 +39,7 @@ int __kmp_readonly = TRUE; // KMP_READONLY
 int __kmp_readonly_force = FALSE; // KMP_READONLY_FORCE
 int __kmp_readonly_writes = kmp_readonly_writes_fatal; // KMP_READONLY_WRITES
 size_t __kmp_readonly_budget = KMP_READONLY_BUDGET_AUTO; // KMP_READONLY_BUDGET
+int __kmp_readonly_written_bits = TRUE; // KMP_READONLY_WRITTEN_BITS
 
 size_t __kmp_readonly_budget_bytes(void) {
   if (__kmp_readonly_budget != KMP_READONLY_BUDGET_AUTO)
@@ -358,8 +359,22 @@ static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
     else
       h->e[i].replicate = 1;
   }
+  // What was written unseen since the last region start (the kernel's
+  // written bits), in one call over the span of the tracked items.
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (int i = 0; i < n; i++) {
+    kmp_ro_item *it = h->e[i].item;
+    if (it && __kmp_ro_tracked(it)) {
+      lo = it->mbase < lo ? it->mbase : lo;
+      hi = it->mend > hi ? it->mend : hi;
+    }
+  }
+  if (lo < hi)
+    __kmp_ro_scan_written(lo, hi);
   if (handled)
     KMP_PT_ADD(readonly_regions, 1);
+  KA_TRACE(10, ("ro_begin: %d of %d items, activation %llu\n", handled, n,
+                (unsigned long long)h->act));
   // Protection changed: a fault seen before is worth a second look.
   __kmp_ro_table.bump();
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);

@@ -80,6 +80,9 @@ struct kmp_ro_replica {
   // it (KMP_RO_COPY_CLOSED) after the kernel changed the item unseen, or
   // between regions for an item whose pages are not all protected.
   volatile int closed; // KMP_RO_COPY_*
+  // The kernel's written bits found the item's edges written since this
+  // copy last compared them (only for an item they track).
+  volatile int edges_written;
 };
 enum { KMP_RO_COPY_OPEN, KMP_RO_COPY_EDGES, KMP_RO_COPY_CLOSED };
 
@@ -98,6 +101,11 @@ struct kmp_ro_item {
   // A serial write opened chunks since its last region start: the kernel
   // may have moved their pages off home (ro_close moves them back).
   volatile int written;
+  // __kmp_pt_written_epoch when the kernel's written bits started tracking
+  // [mbase, mend) (KMP_READONLY_WRITTEN_BITS), else 0: a write nothing
+  // traps (another process's, through /proc/<pid>/mem or ptrace; to its
+  // edges) is found at the next region start.
+  kmp_uint64 tracked;
   int replicable; // budget reserved: replicas may be made
   size_t reserved; // bytes of the budget reserved for its replicas
   kmp_uint64 inode, off_delta; // file identity of an immutable item
@@ -256,6 +264,14 @@ int __kmp_ro_reserve(kmp_ro_item *it, const kmp_pt_vma *v, int nv);
 int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages);
 // Drop the items no region uses that are no longer all mapped (v: the maps).
 void __kmp_ro_drop_gone(const kmp_pt_vma *v, int nv);
+// Is it tracked by the kernel's written bits in this process?
+static inline int __kmp_ro_tracked(const kmp_ro_item *it) {
+  return it->tracked && it->tracked == __kmp_pt_written_epoch;
+}
+// What the kernel's written bits saw written in [lo, hi) since the last
+// scan: the chunks of the tracked items there marked dirty, their edges
+// marked written (a region start, for the span of its tracked items).
+void __kmp_ro_scan_written(uintptr_t lo, uintptr_t hi);
 
 // Replicas (kmp_readonly_replica.cpp; in regions, never in the handler).
 // The calling thread's node (-1: none known; 0 when forced and unknown).

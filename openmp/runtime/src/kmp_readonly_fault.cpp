@@ -556,6 +556,20 @@ void __kmp_ro_mapping_change(uintptr_t a, uintptr_t e) {
   __kmp_ro_table.leave();
   ro_mark_stale(
       [=](const kmp_ro_item *it) { return it->mbase < e && it->mend > a; });
+  // The kernel's written bits stop tracking [a, e) (every item with a page
+  // there is stale now): a registered part would be a VMA of its own, and
+  // mremap() moves one VMA only.  Not beyond: a page there may be another
+  // item's edge.  The drop untracks the rest.
+  __kmp_ro_table.enter();
+  hwm = __kmp_ro_table.size();
+  for (int i = 0; i < hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table.at(i);
+    if (!it || it->mend <= a || it->mbase >= e || !__kmp_ro_tracked(it))
+      continue;
+    __kmp_pt_written_untrack(a > it->mbase ? a : it->mbase,
+                             e < it->mend ? e : it->mend);
+  }
+  __kmp_ro_table.leave();
 }
 
 int __kmp_ro_forced_write(uintptr_t a, uintptr_t e) {

@@ -218,6 +218,41 @@ static int ro_file_backed(const kmp_ro_item *it) {
   return it->inode && !(it->kind & KMP_RO_SHARED);
 }
 
+// Track its pages with the kernel's written bits, where they exist.  Not a
+// read-only file mapping (its file changes unseen all the same), a shared
+// one (never replicated) or an item copied at every region anyway.
+static void ro_track(kmp_ro_item *it) {
+  if (!__kmp_readonly_written_bits ||
+      (it->kind & (KMP_RO_IMMUTABLE | KMP_RO_SHARED | KMP_RO_NOKEEP)) ||
+      !__kmp_pt_written_available())
+    return;
+  int rc = __kmp_pt_written_track(it->mbase, it->mend);
+  if (rc == 0)
+    it->tracked = __kmp_pt_written_epoch;
+  KA_TRACE(20, ("ro_track: [%p, %p) %s (%d)\n", (void *)it->mbase,
+                (void *)it->mend, rc ? "untracked" : "tracked", rc));
+}
+
+// Stop tracking its pages, but for a first or last page another tracked
+// item shares.
+static void ro_untrack(kmp_ro_item *it) {
+  if (!__kmp_ro_tracked(it))
+    return;
+  it->tracked = 0;
+  uintptr_t s = it->mbase, e = it->mend, pg = (uintptr_t)__kmp_pt_page;
+  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
+    kmp_ro_item *o = __kmp_ro_table.slot[i];
+    if (!o || o == it || !__kmp_ro_tracked(o))
+      continue;
+    if (o->mbase <= it->mbase && o->mend > it->mbase)
+      s = it->mbase + pg;
+    if (o->mbase < it->mend && o->mend >= it->mend)
+      e = it->mend - pg;
+  }
+  if (s < e)
+    __kmp_pt_written_untrack(s, e);
+}
+
 // Drop it: its pages given their protection back (ro_restore; before it is
 // unpublished, so that a serial write meanwhile still finds it), unpublished,
 // replicas freed.  v: the maps, NULL if they could not be read.
@@ -226,6 +261,7 @@ static void ro_drop(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
     __kmp_pt_set_file_watched(KMP_PT_READONLY, 0);
   ro_restore(it, v, nv);
   ro_unsplit_block(it);
+  ro_untrack(it);
   int slot = __kmp_ro_table.find(it);
   if (slot >= 0)
     __kmp_ro_table.unpublish(slot);
@@ -320,6 +356,7 @@ static kmp_ro_item *ro_new(uintptr_t base, uintptr_t end, int prot, int kind,
   // look at what a write() writes to only while such an item is cached.
   if (ro_file_backed(it) && ro_file_items++ == 0)
     __kmp_pt_set_file_watched(KMP_PT_READONLY, 1);
+  ro_track(it);
   __kmp_ro_table.publish(it);
   return it;
 }
@@ -601,6 +638,37 @@ void __kmp_ro_drop_gone(const kmp_pt_vma *v, int nv) {
     if (!m)
       ro_drop(it, v, nv);
   }
+}
+
+// A run [s, e) of pages the kernel's written bits found written: the
+// chunks of each tracked item there are copied again before a replica's next
+// use, and its edges compared (a write by the program to a closed chunk
+// faulted and opened it already: marked dirty again, nothing more).
+static void ro_written(void *arg, uintptr_t s, uintptr_t e) {
+  (void)arg;
+  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
+    kmp_ro_item *it = __kmp_ro_table.slot[i];
+    if (!it || !__kmp_ro_tracked(it) || it->mend <= s || it->mbase >= e)
+      continue;
+    uintptr_t cs = s > it->pbase ? s : it->pbase,
+              ce = e < it->pend ? e : it->pend;
+    if (cs < ce)
+      __kmp_ro_mark_dirty(it, (cs - it->pbase) / __kmp_ro_chunk_bytes(),
+                          (ce - it->pbase - 1) / __kmp_ro_chunk_bytes() + 1);
+    if (it->pbase >= it->pend || s < it->pbase || e > it->pend) {
+      int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
+      for (int n = 0; n < nodes; n++)
+        __atomic_store_n(&it->rep[n].edges_written, 1, __ATOMIC_RELEASE);
+    }
+    KA_TRACE(30, ("ro_written: [%p, %p) in item [%p, %p)\n", (void *)s,
+                  (void *)e, (void *)it->base, (void *)it->end));
+  }
+}
+
+void __kmp_ro_scan_written(uintptr_t lo, uintptr_t hi) {
+  KMP_DEBUG_ASSERT(lo < hi);
+  if (__kmp_pt_written_scan(lo, hi, ro_written, NULL) != 0)
+    ro_written(NULL, lo, hi); // not known: all of it may have been written
 }
 
 #endif // KMP_PAGETRAP_SUPPORTED

@@ -118,6 +118,7 @@ static char *ro_make(kmp_ro_item *it, kmp_ro_replica *r, int node) {
   }
   // Allocate the pages in one call rather than one fault each.
   madvise(m, rb, MADV_POPULATE_WRITE);
+  r->edges_written = 0;
   memcpy(m + (it->base - it->mbase), (const void *)it->base,
          it->end - it->base);
   __kmp_pt_mprotect(m, rb, PROT_READ);
@@ -135,7 +136,9 @@ static char *ro_make(kmp_ro_item *it, kmp_ro_replica *r, int node) {
 
 // Bring the replica r up to date: the chunks written since its last use,
 // and the item's bytes on the pages it shares with other data (they are not
-// protected: compared, copied if they differ).  Returns the bytes copied.
+// protected: compared, copied if they differ; for an item the kernel's
+// written bits track, only if those pages were written since).  Returns the
+// bytes copied.
 static size_t ro_refresh(kmp_ro_item *it, kmp_ro_replica *r) {
   char *m = r->map;
   size_t copied = 0;
@@ -158,6 +161,9 @@ static size_t ro_refresh(kmp_ro_item *it, kmp_ro_replica *r) {
     edge[0][1] = it->end;
     edge[1][0] = edge[1][1] = 0;
   }
+  if (__kmp_ro_tracked(it) &&
+      !__atomic_exchange_n(&r->edges_written, 0, __ATOMIC_ACQ_REL))
+    return copied;
   for (int i = 0; i < 2; i++) {
     uintptr_t s = edge[i][0], e = edge[i][1];
     if (s < e && memcmp(m + (s - it->mbase), (const void *)s, e - s) != 0)
@@ -262,6 +268,7 @@ void __kmp_ro_free_replicas(kmp_ro_item *it) {
     r->ready = 0;
     r->busy = 0;
     r->closed = KMP_RO_COPY_OPEN;
+    r->edges_written = 0;
   }
 }
 
