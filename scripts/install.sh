@@ -14,6 +14,10 @@
 #   lib/deps/                             the shared libraries clang and libomp
 #                                         need beyond the C library (libz3,
 #                                         libhwloc, libstdc++, ...), Debian 12's
+#   lib/cmake/NextTouch/                  find_package(NextTouch): imported
+#                                         targets NextTouch::omp, ::OpenMP_C,
+#                                         ::OpenMP_CXX, ::OpenMP_Fortran
+#   lib/pkgconfig/nexttouch.pc            pkg-config --cflags --libs nexttouch
 #   share/doc/nexttouch/                  README, user guide, licence
 #
 # Every RPATH is relative ($ORIGIN), so the tree works wherever it is copied
@@ -114,6 +118,17 @@ else
 fi
 patchelf --set-rpath '$ORIGIN/../lib/deps' "$dest/bin/$real"
 patchelf --set-rpath '$ORIGIN/../deps:$ORIGIN/deps' "$dest/lib/$triple/libomp.so"
+
+# The CMake package (lib/cmake/NextTouch: find_package(NextTouch)) and the
+# pkg-config file (lib/pkgconfig/nexttouch.pc): tools/cmake-package, CMake's
+# configure_package_config_file and write_basic_package_version_file, both
+# relocatable.
+api=$(awk '$1 == "#define" && $2 == "KMP_NEXTTOUCH_API" {print $3}' "$dest/include/omp.h")
+[ -n "$api" ] || { echo "install: no KMP_NEXTTOUCH_API in omp.h" >&2; exit 1; }
+cmake -S "$top/tools/cmake-package" -B "$NT_BUILD/cmake-package" \
+  -DNEXTTOUCH_VERSION="$NT_LLVM_VERSION" -DNEXTTOUCH_TRIPLE="$triple" \
+  -DNEXTTOUCH_API="$api" >/dev/null
+cmake --install "$NT_BUILD/cmake-package" --prefix "$prefix" >/dev/null
 
 mkdir -p "$dest/share/doc/nexttouch"
 cp -p "$top/README.md" "$top/docs/NextTouch.rst" "$top/docs/Design.rst" \
