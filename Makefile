@@ -8,6 +8,7 @@
 #   make check-glibc231  the runtime tests on Debian 11's C library and kernel
 #   make libomp-compat   libomp for glibc 2.31 and later (Debian 11's sysroot)
 #   make check-stress    the stress and randomized model tests, long
+#   make check-examples  examples/ against an installed tree, natively and in the guest
 #   make check-sanitizers  the runtime tests built with ASan, then TSan
 #   make bench-suite     all the benchmarks, reduced, two guest boots (~11 min);
 #                        FULL=1 at full size (~40 min); summary of the targets
@@ -242,15 +243,28 @@ check-dist: dist
 # openmp/runtime/test/nexttouch/ (with the NUMA guest tests on Debian 12's 6.1
 # kernel), in one lit run; the guest tests again on the other kernels
 # (check-guest-kernels); the runtime tests on glibc 2.31 (check-glibc231);
-# then the host runtime tests again with ASan and TSan builds of the test
-# programs (check-sanitizers, about a minute).
+# examples/ built against an installed tree and run natively and in the guest
+# (check-examples); then the host runtime tests again with ASan and TSan
+# builds of the test programs (check-sanitizers, about a minute).
 check: toolchain
 	NEXTTOUCH_REQUIRE_GUEST=1 bash scripts/run-lit.sh $(LIT_OPTS) --show-pass -j$(LIT_JOBS) \
 	  $(CLANG_BUILD)/test/OpenMP $(OMP_BUILD)/runtime/test/nexttouch \
 	  --filter 'nexttouch|readonly'
 	$(MAKE) --no-print-directory check-guest-kernels
 	$(MAKE) --no-print-directory check-glibc231
+	$(MAKE) --no-print-directory check-examples
 	$(MAKE) --no-print-directory check-sanitizers
+
+# examples/ against an installed tree (make install into build/examples/prefix):
+# built with find_package(NextTouch) and the tree's clang and gfortran, one
+# with gcc, one through pkg-config; run natively with placement forced, then
+# in the 2-node guest, where each must place its data (scripts/check-examples.sh).
+EXAMPLES_PREFIX := $(B)/examples/prefix
+.PHONY: check-examples
+check-examples: toolchain libomp-compat
+	rm -rf $(EXAMPLES_PREFIX)
+	$(MAKE) --no-print-directory install PREFIX=$(EXAMPLES_PREFIX) DESTDIR=
+	JOBS=$(JOBS) bash scripts/check-examples.sh $(EXAMPLES_PREFIX)
 
 # Every test of openmp/runtime/test/nexttouch that boots a guest (its RUN
 # lines use %numa-vm; its host RUN lines run too), once per kernel of
