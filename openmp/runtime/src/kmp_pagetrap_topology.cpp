@@ -23,6 +23,8 @@
 #if KMP_PAGETRAP_SUPPORTED
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -44,31 +46,68 @@ static int pt_is_mem_node(unsigned node) {
 }
 #endif
 
-#if KMP_PAGETRAP_SUPPORTED && KMP_USE_HWLOC
-
-static const char *pt_hwloc_why = NULL; // why loading it failed
+#if KMP_PAGETRAP_SUPPORTED
 
 // The kernel's list of the nodes that have memory: one small file.  Loading
 // an hwloc topology reads the whole of /sys and /proc/cpuinfo (milliseconds
 // natively, tens of milliseconds in an emulated guest), which the layer does
-// only when this file cannot be read.
+// only when this file cannot be read.  Needs no hwloc.
 static const char pt_has_memory[] = "/sys/devices/system/node/has_memory";
-static hwloc_bitmap_t pt_sysfs_nodes = NULL; // the list, once read
+static unsigned long pt_sysfs_nodes[KMP_PT_MASK_WORDS]; // the list, once read
+static int pt_sysfs_read = 0; // 1: read; -1: could not be read
 
-// Reads the list file `path` ("0-3,8,10-11", possibly empty) into `set`.
-static int pt_read_list(const char *path, hwloc_bitmap_t set) {
+// Reads the list file `path` ("0-3,8,10-11", possibly empty) into words
+// (nodes from KMP_PT_MAXNODE on are left out).  0, or -1.
+static int pt_read_list(const char *path, unsigned long *words) {
   char buf[4096];
   int n = __kmp_pt_read_file(path, buf, sizeof(buf));
   if (n < 0 || n >= (int)sizeof(buf) - 1)
     return -1; // missing, or cut short
-  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-    buf[--n] = '\0';
-  if (n == 0) {
-    hwloc_bitmap_zero(set);
-    return 0;
+  memset(words, 0, sizeof(unsigned long) * KMP_PT_MASK_WORDS);
+  for (const char *p = buf; *p && *p != '\n';) {
+    char *e;
+    unsigned long lo = strtoul(p, &e, 10), hi = lo;
+    if (e == p)
+      return -1;
+    if (*e == '-') {
+      p = e + 1;
+      hi = strtoul(p, &e, 10);
+      if (e == p || hi < lo)
+        return -1;
+    }
+    for (unsigned long i = lo; i <= hi && i < KMP_PT_MAXNODE; i++)
+      words[i / pt_word_bits] |= 1UL << (i % pt_word_bits);
+    p = *e == ',' ? e + 1 : e;
+    if (*e && *e != ',' && *e != '\n')
+      return -1;
   }
-  return hwloc_bitmap_list_sscanf(set, buf);
+  return 0;
 }
+
+// The table of nodes with memory, from `words`; returns their number.
+static int pt_set_mem_nodes(const unsigned long *words, const char **why) {
+  int n = 0;
+  for (int i = 0; i < KMP_PT_MASK_WORDS; i++)
+    n += __builtin_popcountl(words[i]);
+  if (n < 1) {
+    *why = "the kernel reports no NUMA node with memory";
+    return 1;
+  }
+  pt_mem_nodes = (unsigned long *)__kmp_pt_private_alloc(sizeof(unsigned long) *
+                                                         KMP_PT_MASK_WORDS);
+  if (!pt_mem_nodes) {
+    *why = "out of memory";
+    return 1;
+  }
+  memcpy(pt_mem_nodes, words, sizeof(unsigned long) * KMP_PT_MASK_WORDS);
+  return n;
+}
+
+#endif // KMP_PAGETRAP_SUPPORTED
+
+#if KMP_PAGETRAP_SUPPORTED && KMP_USE_HWLOC
+
+static const char *pt_hwloc_why = NULL; // why loading it failed
 
 // The kernel's list of nodes, else libomp's hwloc topology: loaded by the
 // hwloc affinity method when that is in use, otherwise loaded here, once,
@@ -78,14 +117,9 @@ static int pt_read_list(const char *path, hwloc_bitmap_t set) {
 // takes __kmp_initz_lock first and the layer's lock last.
 void __kmp_pt_load_topology() {
   __kmp_acquire_bootstrap_lock(&__kmp_initz_lock);
-  if (__kmp_hwloc_topology == NULL && pt_sysfs_nodes == NULL) {
-    hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
-    if (nodes && pt_read_list(pt_has_memory, nodes) == 0)
-      pt_sysfs_nodes = nodes;
-    else if (nodes)
-      hwloc_bitmap_free(nodes);
-  }
-  if (__kmp_hwloc_topology == NULL && pt_sysfs_nodes == NULL) {
+  if (__kmp_hwloc_topology == NULL && pt_sysfs_read == 0)
+    pt_sysfs_read = pt_read_list(pt_has_memory, pt_sysfs_nodes) == 0 ? 1 : -1;
+  if (__kmp_hwloc_topology == NULL && pt_sysfs_read < 0) {
     hwloc_topology_t t;
     if (hwloc_topology_init(&t) < 0) {
       pt_hwloc_why = "hwloc_topology_init() failed";
@@ -99,39 +133,14 @@ void __kmp_pt_load_topology() {
   __kmp_release_bootstrap_lock(&__kmp_initz_lock);
 }
 
-// The table of nodes with memory, from `nodes`; returns their number.
-static int pt_set_mem_nodes(hwloc_const_bitmap_t nodes, const char **why) {
-  int n = hwloc_bitmap_weight(nodes);
-  if (n < 1) {
-    *why = "the kernel reports no NUMA node with memory";
-    return 1;
-  }
-  pt_mem_nodes = (unsigned long *)__kmp_pt_private_alloc(sizeof(unsigned long) *
-                                                         KMP_PT_MASK_WORDS);
-  if (!pt_mem_nodes) {
-    *why = "out of memory";
-    return 1;
-  }
-  unsigned node;
-  hwloc_bitmap_foreach_begin(node, nodes) {
-    if (node < KMP_PT_MAXNODE)
-      pt_mem_nodes[node / pt_word_bits] |= 1UL << (node % pt_word_bits);
-  }
-  hwloc_bitmap_foreach_end();
-  return n;
-}
-
 int __kmp_pt_topology(const char **why) {
   hwloc_topology_t topo = (hwloc_topology_t)TCR_PTR(__kmp_hwloc_topology);
   if (topo) {
-    hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
-    if (!nodes) {
-      *why = "out of memory";
-      return 1;
-    }
     // hwloc lists nodes without memory too (local_memory 0); they are left
     // out as the kernel's list leaves them out, unless hwloc knows the
     // memory of none.
+    unsigned long words[KMP_PT_MASK_WORDS];
+    memset(words, 0, sizeof words);
     int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE), sized = 0;
     for (int pass = 0; pass < 2; pass++)
       for (int i = 0; i < n; i++) {
@@ -139,16 +148,16 @@ int __kmp_pt_topology(const char **why) {
         int mem = node->attr && node->attr->numanode.local_memory;
         if (pass == 0)
           sized |= mem;
-        else if (mem || !sized)
-          hwloc_bitmap_set(nodes, node->os_index);
+        else if ((mem || !sized) && node->os_index < KMP_PT_MAXNODE)
+          words[node->os_index / pt_word_bits] |=
+              1UL << (node->os_index % pt_word_bits);
       }
-    n = pt_set_mem_nodes(nodes, why);
-    hwloc_bitmap_free(nodes);
+    n = pt_set_mem_nodes(words, why);
     if (!*why)
       __kmp_pt_topology_source = "hwloc";
     return n;
   }
-  if (pt_sysfs_nodes) {
+  if (pt_sysfs_read > 0) {
     int n = pt_set_mem_nodes(pt_sysfs_nodes, why);
     if (!*why)
       __kmp_pt_topology_source = "sysfs";
@@ -158,12 +167,34 @@ int __kmp_pt_topology(const char **why) {
   return 1;
 }
 
+#elif KMP_PAGETRAP_SUPPORTED
+
+// Without hwloc (LIBOMP_USE_HWLOC=OFF): the kernel's list only.
+void __kmp_pt_load_topology() {
+  __kmp_acquire_bootstrap_lock(&__kmp_initz_lock);
+  if (pt_sysfs_read == 0)
+    pt_sysfs_read = pt_read_list(pt_has_memory, pt_sysfs_nodes) == 0 ? 1 : -1;
+  __kmp_release_bootstrap_lock(&__kmp_initz_lock);
+}
+
+int __kmp_pt_topology(const char **why) {
+  if (pt_sysfs_read > 0) {
+    int n = pt_set_mem_nodes(pt_sysfs_nodes, why);
+    if (!*why)
+      __kmp_pt_topology_source = "sysfs";
+    return n;
+  }
+  *why = "the kernel's list of nodes with memory cannot be read, and this "
+         "libomp was built without hwloc (LIBOMP_USE_HWLOC=OFF)";
+  return 1;
+}
+
 #else
 
 void __kmp_pt_load_topology() {}
 
 int __kmp_pt_topology(const char **why) {
-  *why = "this libomp was built without hwloc (LIBOMP_USE_HWLOC=OFF)";
+  *why = "not supported on this system";
   return 1;
 }
 
