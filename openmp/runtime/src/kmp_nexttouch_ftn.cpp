@@ -52,7 +52,7 @@ static_assert(offsetof(nt_cfi_desc_t, dim) == 24, "CFI_cdesc_t layout");
 
 // The byte range [*ptr, *ptr + *len) covering every element of the array
 // that desc describes: 0, or EINVAL (a bad descriptor, an assumed-size
-// array), EOVERFLOW.
+// array but from gfortran 11 and older), EOVERFLOW.
 static int nt_cfi_range(const void *desc, void **ptr, size_t *len) {
   const nt_cfi_desc_t *d = (const nt_cfi_desc_t *)desc;
   *ptr = NULL;
@@ -63,8 +63,11 @@ static int nt_cfi_range(const void *desc, void **ptr, size_t *len) {
   ptrdiff_t lo = 0, hi = 0;
   for (int i = 0; i < d->rank; i++) {
     ptrdiff_t extent = d->dim[i].extent, span;
-    if (extent <= 0) // empty; -1: the last extent of an assumed-size array
-      return extent == 0 ? 0 : EINVAL;
+    // 0: empty; -1: the last extent of an assumed-size array, or, in the
+    // descriptors of gfortran 11 and older (version 0), of an empty array:
+    // there both are empty.
+    if (extent <= 0)
+      return extent == 0 || d->version == 0 ? 0 : EINVAL;
     if (__builtin_mul_overflow(extent - 1, d->dim[i].sm, &span))
       return EOVERFLOW;
     ptrdiff_t *end = span > 0 ? &hi : &lo;
