@@ -2,7 +2,12 @@
 # install.sh PREFIX: install the built toolchain (make toolchain) into
 # $DESTDIR$PREFIX as a relocatable tree (make install, make dist).
 #
-#   bin/clang, clang++ -> clang-<major>   our clang (CMake's install, stripped),
+#   bin/clang, clang++ -> clang-<major>   our clang: a script that runs
+#                                         libexec/clang-<major> (CMake's
+#                                         install, stripped) with the C
+#                                         library it was linked with
+#   lib/glibc/                            that C library and its loader
+#                                         (clang runs on glibc 2.31 and later)
 #   bin/clang.cfg, clang++.cfg            -frtlib-add-rpath: programs get an
 #                                         RPATH to lib/<triple>, our libomp
 #   lib/clang/<major>/include/            resource headers with our omp.h
@@ -118,6 +123,46 @@ else
 fi
 patchelf --set-rpath '$ORIGIN/../lib/deps' "$dest/bin/$real"
 patchelf --set-rpath '$ORIGIN/../deps:$ORIGIN/deps' "$dest/lib/$triple/libomp.so"
+
+# clang on older C libraries.  Debian 12's LLVM libraries, hence our clang,
+# need glibc 2.36; the clusters people have run 2.31 (Debian 11, Ubuntu
+# 20.04) to 2.34 (RHEL 9).  Rebuilding LLVM against an old sysroot would
+# mean building all of LLVM; instead the tree carries the C library clang
+# was linked with (lib/glibc) and runs clang with it: bin/clang-<major> is
+# a script that starts the real binary (libexec/) through that C library's
+# dynamic loader with --library-path, so only clang's own processes use it
+# -- the programs it runs (the system's linker, as) and the programs it
+# builds use the system's, and compile against the system's headers.
+# -no-canonical-prefixes makes clang take its own path from argv[0] (the
+# script, given by --argv0) rather than from /proc/self/exe (the loader):
+# it finds its resource directory and configuration files next to bin/,
+# and runs its cc1 jobs through the script too.  A -cc1 job's arguments
+# are passed as they are (clang looks for -cc1 first).
+mkdir -p "$dest/libexec" "$dest/lib/glibc"
+mv "$dest/bin/$real" "$dest/libexec/$real"
+for lib in $(env -u LD_LIBRARY_PATH ldd "$dest/libexec/$real" |
+             awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
+  case $(basename "$lib") in
+    ld-linux*|libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|libresolv.so.*)
+      cp -L "$lib" "$dest/lib/glibc/$(basename "$lib")" ;;
+  esac
+done
+loader=$(cd "$dest/lib/glibc" && ls ld-linux* 2>/dev/null | head -n1)
+[ -n "$loader" ] || { echo "install: no dynamic loader for clang" >&2; exit 1; }
+glibc=$(ldd --version | awk 'NR == 1 {print $NF}')
+cat > "$dest/bin/$real" <<EOF
+#!/bin/sh
+# $real with the C library it was linked with (glibc $glibc, in ../lib/glibc),
+# so that it runs on older ones; what it runs and builds uses the system's.
+here=\$(dirname "\$(readlink -f "\$0")")
+case \$1 in
+  -cc1*) ;;
+  *) set -- -no-canonical-prefixes "\$@" ;;
+esac
+exec "\$here/../lib/glibc/$loader" --library-path "\$here/../lib/glibc:\$here/../lib/deps" \\
+  --argv0 "\$here/\$(basename "\$0")" "\$here/../libexec/$real" "\$@"
+EOF
+chmod +x "$dest/bin/$real"
 
 # The CMake package (lib/cmake/NextTouch: find_package(NextTouch)) and the
 # pkg-config file (lib/pkgconfig/nexttouch.pc): tools/cmake-package, CMake's
