@@ -154,36 +154,16 @@ libomp-compat: source
 	  { echo "libomp-compat: references $$newest, newer than GLIBC_2.31"; exit 1; }; \
 	echo "libomp-compat: $(COMPAT_BUILD)/runtime/src/libomp.so (newest symbol version $$newest)"
 
-# The runtime half alone, for users of any compiler (gcc, gfortran): plain
-# CMake of the patched openmp/ with the system's compilers, hwloc on, the
-# Fortran module if gfortran is there; installs libomp (with its libgomp and
+# The runtime half alone, for users of any compiler (gcc, gfortran), on any
+# Linux distribution: scripts/libomp-only.sh (the release's openmp/ with the
+# series' openmp/ part, plain CMake with the system's compilers; hwloc and the
+# Fortran module where found).  Installs libomp (with its libgomp and
 # libiomp5 aliases), omp.h and omp_lib.mod/omp_lib.h into $(PREFIX)
-# (DESTDIR honoured).  No clang, no root; a few minutes.
-LIBOMP_ONLY_BUILD := $(B)/libomp-only
-LIBOMP_CC ?= gcc
-LIBOMP_CXX ?= g++
-LIBOMP_ONLY_DEPS := cmake ninja-build gcc g++ git python3 xz-utils curl libhwloc-dev
+# (DESTDIR honoured).  No clang, no root, no apt or dpkg.
 .PHONY: libomp-only
 libomp-only:
 	@[ -n "$(PREFIX)" ] || { echo "usage: make libomp-only PREFIX=/install/dir"; exit 2; }
-	@bash scripts/install-deps.sh --only $(LIBOMP_ONLY_DEPS)
-	@bash scripts/setup-source.sh
-	@if [ ! -f $(LIBOMP_ONLY_BUILD)/build.ninja ]; then \
-	  cmake -G Ninja -S $(SRC)/openmp -B $(LIBOMP_ONLY_BUILD) \
-	    -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=$(LIBOMP_CC) \
-	    -DCMAKE_CXX_COMPILER=$(LIBOMP_CXX) \
-	    $(if $(shell command -v ccache),-DCMAKE_C_COMPILER_LAUNCHER=ccache \
-	      -DCMAKE_CXX_COMPILER_LAUNCHER=ccache) \
-	    -DLIBOMP_USE_HWLOC=ON -DOPENMP_ENABLE_LIBOMPTARGET=OFF \
-	    -DLIBOMP_OMPD_SUPPORT=OFF -DOPENMP_ENABLE_OMPT_TOOLS=OFF $(OMP_FORTRAN) \
-	    >$(LIBOMP_ONLY_BUILD).configure.log 2>&1 || \
-	    { cat $(LIBOMP_ONLY_BUILD).configure.log; exit 1; }; fi
-	@# The prefix at configure time: libomp's alias links are made there
-	@# (cmake --install --prefix would not move them).
-	cmake -DCMAKE_INSTALL_PREFIX=$(abspath $(PREFIX)) $(LIBOMP_ONLY_BUILD) >/dev/null
-	ninja -C $(LIBOMP_ONLY_BUILD) -j$(JOBS) omp $(if $(OMP_FORTRAN),libomp-mod)
-	DESTDIR=$(DESTDIR) cmake --install $(LIBOMP_ONLY_BUILD)
-	@echo "libomp-only: $(DESTDIR)$(PREFIX): lib/libomp.so (+ libgomp.so, libiomp5.so), include/omp.h$(if $(OMP_FORTRAN), include/omp_lib.mod)"
+	JOBS=$(JOBS) DESTDIR=$(DESTDIR) bash scripts/libomp-only.sh $(abspath $(PREFIX))
 
 # Our omp.h in clang's resource directory, our libomp next to clang, and a
 # default configuration file so that programs linked by build/bin/clang find
