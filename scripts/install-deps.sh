@@ -17,8 +17,9 @@ pkgs=(
   # libomp's Fortran module (omp_lib.mod) and the gcc/gfortran tests:
   # Debian's gcc and gfortran, whose programs run on our libomp.
   gcc gfortran
-  # make install / make dist: RPATHs of the relocatable tree.
-  patchelf
+  # make install / make dist: RPATHs of the relocatable tree; make
+  # check-examples builds an example through its pkg-config file.
+  patchelf pkgconf
   # What a standalone clang configure asks for (see LLVMConfig.cmake).
   libzstd-dev libedit-dev libxml2-dev libffi-dev libz3-dev libcurl4-openssl-dev
   # libomp's topology/migration back ends.
