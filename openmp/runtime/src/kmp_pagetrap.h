@@ -387,9 +387,12 @@ int __kmp_pt_mprotect_mapped(uintptr_t start, uintptr_t end, int prot);
 // Can ranges be tracked (probed at the first call)?
 int __kmp_pt_written_available();
 // Track the pages [s, e): from now on a write to one, by anybody, is
-// recorded.  0, or an errno (EBUSY: the program's own userfaultfd has them;
-// ENOMEM: out of VMAs, the range's ends split mappings).
-int __kmp_pt_written_track(uintptr_t s, uintptr_t e);
+// recorded; those of [ps, pe) start afresh, the others are tracked already
+// (their bits may hold writes not yet scanned).  0, or an errno (EBUSY: the
+// program's own userfaultfd has them; ENOMEM: out of VMAs, the range's ends
+// split mappings).
+int __kmp_pt_written_track(uintptr_t s, uintptr_t e, uintptr_t ps,
+                           uintptr_t pe);
 // Stop tracking [s, e).  Async-signal-safe (one raw system call).
 void __kmp_pt_written_untrack(uintptr_t s, uintptr_t e);
 // f(arg, s, e) for each run of tracked pages in [s, e) written since they

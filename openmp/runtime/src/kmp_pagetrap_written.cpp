@@ -70,9 +70,11 @@ kmp_uint64 __kmp_pt_written_epoch = 1;
 static int pt_wr_state = 0; // 0: not probed; 1: usable; -1: not
 static int pt_wr_uffd = -1, pt_wr_pagemap = -1;
 
-int __kmp_pt_written_track(uintptr_t s, uintptr_t e) {
+int __kmp_pt_written_track(uintptr_t s, uintptr_t e, uintptr_t ps,
+                           uintptr_t pe) {
   KMP_DEBUG_ASSERT(s < e && !(s & (__kmp_pt_page - 1)) &&
                    !(e & (__kmp_pt_page - 1)));
+  KMP_DEBUG_ASSERT(s <= ps && pe <= e);
   if (pt_wr_state <= 0)
     return ENOSYS;
   struct uffdio_register reg;
@@ -82,12 +84,14 @@ int __kmp_pt_written_track(uintptr_t s, uintptr_t e) {
   reg.mode = UFFDIO_REGISTER_MODE_WP;
   if (ioctl(pt_wr_uffd, UFFDIO_REGISTER, &reg) != 0)
     return errno; // EBUSY: another userfaultfd has it; ENOMEM: out of VMAs
+  // Protecting a page resets its bit: not the pages tracked already, whose
+  // bits may hold a write not yet scanned.
   struct uffdio_writeprotect wp;
   memset(&wp, 0, sizeof wp);
-  wp.range.start = s;
-  wp.range.len = e - s;
+  wp.range.start = ps;
+  wp.range.len = pe > ps ? pe - ps : 0;
   wp.mode = UFFDIO_WRITEPROTECT_MODE_WP;
-  if (ioctl(pt_wr_uffd, UFFDIO_WRITEPROTECT, &wp) != 0) {
+  if (pe > ps && ioctl(pt_wr_uffd, UFFDIO_WRITEPROTECT, &wp) != 0) {
     int err = errno;
     __kmp_pt_written_untrack(s, e);
     return err;
@@ -177,7 +181,7 @@ static int pt_written_probe() {
   uintptr_t s = (uintptr_t)p, e = s + __kmp_pt_page;
   size_t before = 0, after = 0;
   pt_wr_state = 1;
-  int ok = __kmp_pt_written_track(s, e) == 0 &&
+  int ok = __kmp_pt_written_track(s, e, s, e) == 0 &&
            __kmp_pt_written_scan(s, e, pt_written_count, &before) == 0;
   if (ok) {
     *(volatile char *)p = 1;

@@ -226,7 +226,19 @@ static void ro_track(kmp_ro_item *it) {
       (it->kind & (KMP_RO_IMMUTABLE | KMP_RO_SHARED | KMP_RO_NOKEEP)) ||
       !__kmp_pt_written_available())
     return;
-  int rc = __kmp_pt_written_track(it->mbase, it->mend);
+  // Its first or last page may be another tracked item's too: that page's
+  // bit is not reset (a write there not yet scanned is that item's).
+  uintptr_t ps = it->mbase, pe = it->mend, pg = (uintptr_t)__kmp_pt_page;
+  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
+    kmp_ro_item *o = __kmp_ro_table.slot[i];
+    if (!o || !__kmp_ro_tracked(o))
+      continue;
+    if (o->mbase <= it->mbase && o->mend > it->mbase)
+      ps = it->mbase + pg;
+    if (o->mbase < it->mend && o->mend >= it->mend)
+      pe = it->mend - pg;
+  }
+  int rc = __kmp_pt_written_track(it->mbase, it->mend, ps, pe);
   if (rc == 0)
     it->tracked = __kmp_pt_written_epoch;
   KA_TRACE(20, ("ro_track: [%p, %p) %s (%d)\n", (void *)it->mbase,

@@ -7,6 +7,7 @@
 //  - another process writing through /proc/<pid>/mem, into a chunk and into
 //    an item's bytes on a page it shares with other data;
 //  - a raw read(2) into an item's bytes on a shared page;
+//  - a serial write to an item's bytes on a page a new item then shares;
 //  - in a fork() child, whose memory the bits do not track, a program write
 //    is still seen (the fault path), and the child's own new items are
 //    tracked again.
@@ -132,6 +133,16 @@ int main(int argc, char **argv) {
   got = nt_ro_region_sum(item, len, NULL);
   NT_CHECK(got == want, "after a raw read on the last edge: %ld, want %ld",
            got, want);
+
+  // A new item on the item's last page: tracking it does not forget the
+  // write to the item's bytes there, not scanned yet.
+  item[len - 1] = 7;
+  want += 7;
+  char *next = item + len + 100;
+  NT_CHECK(nt_ro_region_sum(next, pg, NULL) == pg, "the neighbour item");
+  got = nt_ro_region_sum(item, len, NULL);
+  NT_CHECK(got == want, "after a neighbour was tracked: %ld, want %ld", got,
+           want);
 
   // A fork() child: the parent's tracking is not inherited.
   pid_t c = fork();
