@@ -72,6 +72,7 @@ struct kmp_ro_replica {
   size_t map_bytes; // of the whole mapping, dirty bytes included
   volatile int busy; // a thread is preparing it for a region
   volatile kmp_uint64 ready; // the region (activation) it is prepared for
+  volatile int usable; // for that region; 0: the region reads the original
   // Where the copy may be out of date it is inaccessible: a pointer into it
   // kept from a region and used now is stopped with a message, not served
   // stale data.  The chunks written since its region (dirty) always; between

@@ -473,6 +473,12 @@ static void ro_close(kmp_ro_item *it) {
     if (rc != 0) {
       // Out of VMAs, or memory protected only in larger units (hugetlb):
       // not trapped, so written unseen, and copied again at every region.
+      // A call over several mappings may have protected the first ones
+      // before a split failed: those are opened again (merging, so this
+      // cannot run out of VMAs), or a write to them would find an open
+      // chunk and fault for ever.
+      if (__kmp_pt_mprotect((void *)s0, e1 - s0, it->prot) != 0)
+        __kmp_pt_mprotect_mapped(s0, e1, it->prot);
       for (size_t k = c; k < e; k++)
         __atomic_store_n(&it->chunks[k], KMP_RO_OPEN, __ATOMIC_RELEASE);
       __kmp_ro_mark_dirty(it, c, e);

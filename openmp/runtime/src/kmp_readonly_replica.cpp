@@ -12,7 +12,7 @@
  *
  * A replica is one private mapping: a dirty byte per chunk of the item (set
  * by the fault path when a write between regions opens the chunk), then a
- * copy of the pages that hold the item, bound to the node (mbind
+ * copy of the pages that hold the item (then a page that keeps it apart), bound to the node (mbind
  * MPOL_PREFERRED before the pages exist) and read-only, so that a write
  * through a replica pointer is trapped like a write to the original.  The
  * replica of byte b of the item is at map + (b - mbase): same offset in the
@@ -55,9 +55,9 @@ static size_t ro_round_page(size_t b) {
 }
 
 // Copy [s, e) of the original into the replica m, whose pages there are
-// writable meanwhile.  Returns the bytes copied.
-static size_t ro_copy(const kmp_ro_item *it, char *m, uintptr_t s,
-                      uintptr_t e) {
+// writable meanwhile.  Returns 0, or -1 if the pages could not be made
+// writable (nothing is copied then: the copy is never written read-only).
+static int ro_copy(const kmp_ro_item *it, char *m, uintptr_t s, uintptr_t e) {
   if (s >= e)
     return 0;
   uintptr_t pg = (uintptr_t)__kmp_pt_page;
@@ -65,18 +65,18 @@ static size_t ro_copy(const kmp_ro_item *it, char *m, uintptr_t s,
   char *w = m + (ps - it->mbase);
   if (__kmp_pt_mprotect(w, pe - ps, PROT_READ | PROT_WRITE) != 0) {
     // Out of VMAs (vm.max_map_count): part of the copy would be a mapping
-    // of its own.  The whole copy splits nothing: its policy sets it apart
-    // from its dirty bytes (ro_make), so it is mappings of its own already.
+    // of its own.  The whole copy splits nothing: it is mappings of its own
+    // already (ro_make).  What remains is the commit limit
+    // (vm.overcommit_memory=2) refusing writable pages.
     w = m;
     ps = it->mbase;
     pe = it->mend;
-    int rc = __kmp_pt_mprotect(w, pe - ps, PROT_READ | PROT_WRITE);
-    KMP_DEBUG_ASSERT(rc == 0);
-    (void)rc;
+    if (__kmp_pt_mprotect(w, pe - ps, PROT_READ | PROT_WRITE) != 0)
+      return -1;
   }
   memcpy(m + (s - it->mbase), (const void *)s, e - s);
   __kmp_pt_mprotect(w, pe - ps, PROT_READ);
-  return e - s;
+  return 0;
 }
 
 // A mapping of the engine's at [p, p + bytes) may lie where a cached item
@@ -97,14 +97,21 @@ static void ro_mark_gone(const char *p, size_t bytes) {
 }
 
 // A new replica of it on node: NULL if there is no memory for it, or no
-// mapping left (vm.max_map_count) for its copy to be one apart from its
-// dirty bytes, as ro_copy needs.
+// mapping left (vm.max_map_count) for its copy to be one apart.
+//
+// The mapping is [dirty bytes][copy][one page], the pages around the copy
+// never protected and without the copy's memory policy: so the copy never
+// merges with a neighbouring mapping (another copy of the node, whose
+// policy is the same), and a protection change over the whole copy never
+// splits a mapping, also at vm.max_map_count.  The last page is never
+// touched: address space, not memory.
 static char *ro_make(kmp_ro_item *it, kmp_ro_replica *r, int node) {
-  size_t db = ro_round_page(it->nchunks), rb = it->mend - it->mbase;
-  char *p = (char *)__kmp_pt_private_alloc(db + rb);
+  size_t db = ro_round_page(it->nchunks ? it->nchunks : 1),
+         rb = it->mend - it->mbase, tail = __kmp_pt_page;
+  char *p = (char *)__kmp_pt_private_alloc(db + rb + tail);
   if (!p)
     return NULL;
-  ro_mark_gone(p, db + rb);
+  ro_mark_gone(p, db + rb + tail);
   char *m = p + db;
   // The pages go to node whichever CPU the copying thread runs on; if the
   // node is full, elsewhere (MPOL_PREFERRED) rather than failing.
@@ -113,7 +120,7 @@ static char *ro_make(kmp_ro_item *it, kmp_ro_replica *r, int node) {
   mask[node / (8 * sizeof(long))] |= 1UL << (node % (8 * sizeof(long)));
   if (__kmp_pt_mbind(m, rb, MPOL_PREFERRED, mask, KMP_PT_MAXNODE, 0) != 0 &&
       errno == ENOMEM) {
-    __kmp_pt_private_free(p, db + rb);
+    __kmp_pt_private_free(p, db + rb + tail);
     return NULL;
   }
   // Allocate the pages in one call rather than one fault each.
@@ -121,9 +128,13 @@ static char *ro_make(kmp_ro_item *it, kmp_ro_replica *r, int node) {
   r->edges_written = 0;
   memcpy(m + (it->base - it->mbase), (const void *)it->base,
          it->end - it->base);
-  __kmp_pt_mprotect(m, rb, PROT_READ);
+  // A copy that cannot be protected would not stop a write through it.
+  if (__kmp_pt_mprotect(m, rb, PROT_READ) != 0) {
+    __kmp_pt_private_free(p, db + rb + tail);
+    return NULL;
+  }
   r->dirty = (unsigned char *)p;
-  r->map_bytes = db + rb;
+  r->map_bytes = db + rb + tail;
   // The fault path looks at nodes below __kmp_ro_node_hwm: raise it first.
   int hwm = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
   while (hwm <= node &&
@@ -137,11 +148,12 @@ static char *ro_make(kmp_ro_item *it, kmp_ro_replica *r, int node) {
 // Bring the replica r up to date: the chunks written since its last use,
 // and the item's bytes on the pages it shares with other data (they are not
 // protected: compared, copied if they differ; for an item the kernel's
-// written bits track, only if those pages were written since).  Returns the
-// bytes copied.
-static size_t ro_refresh(kmp_ro_item *it, kmp_ro_replica *r) {
+// written bits track, only if those pages were written since).  Adds the
+// bytes copied to *copied; returns -1 if a part could not be copied (it
+// stays marked, for the next region to try again).
+static int ro_refresh(kmp_ro_item *it, kmp_ro_replica *r, size_t *copied) {
   char *m = r->map;
-  size_t copied = 0;
+  int rc = 0;
   for (size_t c = 0; c < it->nchunks;) {
     if (!__atomic_load_n(&r->dirty[c], __ATOMIC_ACQUIRE)) {
       c++;
@@ -153,7 +165,13 @@ static size_t ro_refresh(kmp_ro_item *it, kmp_ro_replica *r) {
     uintptr_t s0, e0, s1, e1;
     __kmp_ro_chunk_range(it, c, &s0, &e0);
     __kmp_ro_chunk_range(it, e - 1, &s1, &e1);
-    copied += ro_copy(it, m, s0, e1);
+    if (ro_copy(it, m, s0, e1) == 0) {
+      *copied += e1 - s0;
+    } else {
+      for (size_t k = c; k < e; k++)
+        __atomic_store_n(&r->dirty[k], 1, __ATOMIC_RELEASE);
+      rc = -1;
+    }
     c = e;
   }
   uintptr_t edge[2][2] = {{it->base, it->pbase}, {it->pend, it->end}};
@@ -163,58 +181,79 @@ static size_t ro_refresh(kmp_ro_item *it, kmp_ro_replica *r) {
   }
   if (__kmp_ro_tracked(it) &&
       !__atomic_exchange_n(&r->edges_written, 0, __ATOMIC_ACQ_REL))
-    return copied;
+    return rc;
   for (int i = 0; i < 2; i++) {
     uintptr_t s = edge[i][0], e = edge[i][1];
-    if (s < e && memcmp(m + (s - it->mbase), (const void *)s, e - s) != 0)
-      copied += ro_copy(it, m, s, e);
+    if (s >= e || memcmp(m + (s - it->mbase), (const void *)s, e - s) == 0)
+      continue;
+    if (ro_copy(it, m, s, e) == 0) {
+      *copied += e - s;
+    } else {
+      __atomic_store_n(&r->edges_written, 1, __ATOMIC_RELEASE);
+      rc = -1;
+    }
   }
-  return copied;
+  return rc;
 }
 
-static void ro_prepare(kmp_ro_item *it, kmp_ro_replica *r, int node) {
+// Make r ready for a region: 0, or -1 if the region reads the original
+// (no memory for a copy, or the copy could not be made current).
+static int ro_prepare(kmp_ro_item *it, kmp_ro_replica *r, int node) {
   kmp_uint64 t0 = __kmp_pt_now_ns();
   int closed =
       r->map ? __atomic_load_n(&r->closed, __ATOMIC_ACQUIRE) : KMP_RO_COPY_OPEN;
-  if (closed == KMP_RO_COPY_CLOSED) {
-    __kmp_pt_mprotect(r->map, it->mend - it->mbase, PROT_READ);
-  } else if (closed == KMP_RO_COPY_EDGES) {
-    __kmp_ro_protect_edges(it, r->map, PROT_READ);
+  int rc = 0;
+  if (closed == KMP_RO_COPY_CLOSED)
+    rc = __kmp_pt_mprotect(r->map, it->mend - it->mbase, PROT_READ);
+  else if (closed == KMP_RO_COPY_EDGES)
+    rc = __kmp_ro_protect_edges(it, r->map, PROT_READ);
+  if (rc != 0) {
+    // Opening pages of a copy changes protection over whole mappings of
+    // its own (ro_make): refused only if the kernel is out of memory.  The
+    // copy stays closed; this region reads the original.
+    KMP_PT_ADD(readonly_fallback_budget, 1);
+    return -1;
   }
   if (closed != KMP_RO_COPY_OPEN)
     __atomic_store_n(&r->closed, KMP_RO_COPY_OPEN, __ATOMIC_RELEASE);
   if (!r->map) {
     if (!ro_make(it, r, node)) {
       KMP_PT_ADD(readonly_fallback_budget, 1); // no memory: the original
-      return;
+      return -1;
     }
     KMP_PT_ADD(readonly_replicas, 1);
     KMP_PT_ADD(readonly_bytes_replicated, it->end - it->base);
   } else {
-    size_t copied = ro_refresh(it, r);
+    size_t copied = 0;
+    rc = ro_refresh(it, r, &copied);
     if (copied) {
       KMP_PT_ADD(readonly_refreshes, 1);
       KMP_PT_ADD(readonly_bytes_replicated, copied);
-    } else {
+    } else if (rc == 0) {
       KMP_PT_ADD(readonly_replicas_reused, 1);
     }
+    if (rc != 0)
+      KMP_PT_ADD(readonly_fallback_budget, 1);
   }
   KMP_PT_ADD(readonly_replica_ns, __kmp_pt_now_ns() - t0);
+  return rc;
 }
 
 char *__kmp_ro_replica(kmp_ro_item *it, int node, kmp_uint64 act) {
   kmp_ro_replica *r = &it->rep[node];
   for (int spins = 0;;) {
     if (__atomic_load_n(&r->ready, __ATOMIC_ACQUIRE) == act)
-      return __atomic_load_n(&r->map, __ATOMIC_ACQUIRE);
+      return __atomic_load_n(&r->usable, __ATOMIC_ACQUIRE) ? r->map : NULL;
     int idle = 0;
     if (__atomic_compare_exchange_n(&r->busy, &idle, 1, false, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE)) {
-      if (__atomic_load_n(&r->ready, __ATOMIC_ACQUIRE) != act)
-        ro_prepare(it, r, node);
-      __atomic_store_n(&r->ready, act, __ATOMIC_RELEASE);
+      if (__atomic_load_n(&r->ready, __ATOMIC_ACQUIRE) != act) {
+        int ok = ro_prepare(it, r, node) == 0;
+        __atomic_store_n(&r->usable, ok, __ATOMIC_RELEASE);
+        __atomic_store_n(&r->ready, act, __ATOMIC_RELEASE);
+      }
       __atomic_store_n(&r->busy, 0, __ATOMIC_RELEASE);
-      return __atomic_load_n(&r->map, __ATOMIC_ACQUIRE);
+      continue; // as any other thread of the node
     }
     // Another thread of the node prepares it (copying may take a while).
     if (++spins < 1000)
@@ -266,6 +305,7 @@ void __kmp_ro_free_replicas(kmp_ro_item *it) {
     r->dirty = NULL;
     r->map_bytes = 0;
     r->ready = 0;
+    r->usable = 0;
     r->busy = 0;
     r->closed = KMP_RO_COPY_OPEN;
     r->edges_written = 0;
@@ -291,6 +331,7 @@ void __kmp_ro_replicas_disown(kmp_ro_item *it) {
     r->dirty = NULL;
     r->map_bytes = 0;
     r->ready = 0;
+    r->usable = 0;
     r->busy = 0;
     r->closed = KMP_RO_COPY_OPEN;
   }
