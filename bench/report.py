@@ -2218,7 +2218,7 @@ def wrap_lines(rows):
         target = WRAP_TARGETS.get((c, s))
         mark = "" if target is None else "  target <= %.2f: %s" % (
             target, "met" if q <= target else "MISSED")
-        L.append("%-16s %-7s %8.1f ns vs %8.1f ns  %.3f%s" % (c, s, o, t, q, mark))
+        L.append("%-24s %-7s %9.1f ns vs %9.1f ns  %.3f%s" % (c, s, o, t, q, mark))
     return L
 
 
