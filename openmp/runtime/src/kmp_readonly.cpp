@@ -29,7 +29,11 @@
 #include <errno.h>
 #include <string.h>
 #if KMP_PAGETRAP_SUPPORTED
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
@@ -41,15 +45,223 @@ int __kmp_readonly_writes = kmp_readonly_writes_fatal; // KMP_READONLY_WRITES
 size_t __kmp_readonly_budget = KMP_READONLY_BUDGET_AUTO; // KMP_READONLY_BUDGET
 int __kmp_readonly_written_bits = TRUE; // KMP_READONLY_WRITTEN_BITS
 
+#if KMP_PAGETRAP_SUPPORTED
+// ---------------------------------------------------------------------------
+// KMP_READONLY_BUDGET=auto: a quarter of the memory this process may use --
+// the machine's, or its memory cgroup's limit where that is lower (a batch
+// job's, a container's) -- shared by the MPI ranks on the node, as their
+// launchers say (the local-size variables).  Worked out once.
+
+// Does the comma-separated list s (up to end) hold the word w?
+static int ro_has_word(const char *s, const char *end, const char *w) {
+  size_t n = strlen(w);
+  for (const char *p = s; p < end;) {
+    const char *q = p;
+    while (q < end && *q != ',')
+      q++;
+    if ((size_t)(q - p) == n && strncmp(p, w, n) == 0)
+      return 1;
+    p = q + 1;
+  }
+  return 0;
+}
+
+// A limit file's value: 0 for none ("max"; cgroup v1 says none with a
+// number near 2^63).
+static size_t ro_limit_file(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 0;
+  unsigned long long v = 0;
+  int ok = fscanf(f, "%llu", &v) == 1;
+  fclose(f);
+  return ok && v < (1ULL << 62) ? (size_t)v : 0;
+}
+
+// The lowest limit in `file` from the cgroup `path` of the hierarchy
+// mounted at `mnt` (whose root is `root`) up to that mount; 0 if none.
+static size_t ro_limit_up(const char *path, const char *root, const char *mnt,
+                          const char *file) {
+  size_t rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
+  if (rl && (strncmp(path, root, rl) != 0 || (path[rl] && path[rl] != '/')))
+    return 0; // outside the part of the hierarchy mounted here
+  char dir[PATH_MAX];
+  size_t ml = strlen(mnt);
+  if (snprintf(dir, sizeof dir, "%s%s", mnt, path + rl) >= (int)sizeof dir)
+    return 0;
+  size_t best = 0;
+  for (;;) {
+    char f[PATH_MAX + 32];
+    snprintf(f, sizeof f, "%s/%s", dir, file);
+    size_t v = ro_limit_file(f);
+    if (v && (!best || v < best))
+      best = v;
+    char *slash = strrchr(dir, '/');
+    if (!slash || (size_t)(slash - dir) < ml)
+      break;
+    *slash = 0;
+  }
+  return best;
+}
+
+static size_t ro_cgroup_limit() {
+  // /proc/self/cgroup: "0::/path" (v2), "N:a,memory,b:/path" (v1).
+  char v2[PATH_MAX] = "", v1[PATH_MAX] = "", line[PATH_MAX + 64];
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  if (!f)
+    return 0;
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    if (!c2 || strlen(c2 + 1) >= PATH_MAX)
+      continue;
+    if (c1 == line + 1 && line[0] == '0' && c2 == c1 + 1)
+      strcpy(v2, c2 + 1);
+    else if (ro_has_word(c1 + 1, c2, "memory"))
+      strcpy(v1, c2 + 1);
+  }
+  fclose(f);
+  // /proc/self/mountinfo: "id parent dev root mountpoint opts ... - type
+  // source superopts".
+  size_t best = 0;
+  f = fopen("/proc/self/mountinfo", "r");
+  if (!f)
+    return 0;
+  while (fgets(line, sizeof line, f)) {
+    char root[PATH_MAX], mnt[PATH_MAX], type[32], opts[256];
+    const char *sep = strstr(line, " - ");
+    if (!sep ||
+        sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) != 2 ||
+        sscanf(sep + 3, "%31s %*s %255s", type, opts) != 2)
+      continue;
+    size_t v = 0;
+    if (v2[0] && strcmp(type, "cgroup2") == 0)
+      v = ro_limit_up(v2, root, mnt, "memory.max");
+    else if (v1[0] && strcmp(type, "cgroup") == 0 &&
+             ro_has_word(opts, opts + strlen(opts), "memory"))
+      v = ro_limit_up(v1, root, mnt, "memory.limit_in_bytes");
+    if (v && (!best || v < best))
+      best = v;
+  }
+  fclose(f);
+  return best;
+}
+
+// Slurm's tasks per node of a step, "2(x3),1": node `node`'s count.
+static int ro_slurm_tasks(const char *list, int node) {
+  for (const char *p = list; *p;) {
+    char *e;
+    long n = strtol(p, &e, 10), rep = 1;
+    if (e == p || n <= 0)
+      return 0;
+    if (strncmp(e, "(x", 2) == 0) {
+      rep = strtol(e + 2, &e, 10);
+      if (rep <= 0 || *e != ')')
+        return 0;
+      e++;
+    }
+    if (node < rep)
+      return (int)n;
+    node -= (int)rep;
+    if (*e != ',')
+      return 0;
+    p = e + 1;
+  }
+  return 0;
+}
+
+// Ranks on this node, as the launcher says (1 if none does); *from: the
+// variable.
+static int ro_local_ranks(const char **from) {
+  static const char *const vars[] = {
+      "OMPI_COMM_WORLD_LOCAL_SIZE", // Open MPI
+      "MPI_LOCALNRANKS", // MPICH's and Intel MPI's Hydra
+      "MV2_COMM_WORLD_LOCAL_SIZE", // MVAPICH
+      "PALS_LOCAL_SIZE", // HPE Cray PALS
+  };
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = getenv(vars[i]);
+    long n = v ? strtol(v, NULL, 10) : 0;
+    if (n > 0 && n < (1 << 20)) {
+      *from = vars[i];
+      return (int)n;
+    }
+  }
+  const char *tasks = getenv("SLURM_STEP_TASKS_PER_NODE"),
+             *node = getenv("SLURM_NODEID");
+  int n = tasks && node ? ro_slurm_tasks(tasks, atoi(node)) : 0;
+  if (n > 0) {
+    *from = "SLURM_STEP_TASKS_PER_NODE";
+    return n;
+  }
+  *from = NULL;
+  return 1;
+}
+
+struct kmp_ro_budget_auto {
+  size_t bytes; // the budget
+  size_t memory; // what it is a quarter of
+  int cgroup; // memory is the cgroup's limit
+  int ranks; // that share it
+  const char *ranks_from; // the variable that says so (NULL: none)
+};
+
+static const kmp_ro_budget_auto *ro_budget_auto() {
+  static kmp_ro_budget_auto a;
+  static volatile int done;
+  if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+    return &a;
+  kmp_ro_budget_auto b = {0, (size_t)1 << 32, 0, 1, NULL};
+  long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && pg > 0)
+    b.memory = (size_t)pages * (size_t)pg;
+  size_t cg = ro_cgroup_limit();
+  if (cg && cg < b.memory) {
+    b.memory = cg;
+    b.cgroup = 1;
+  }
+  b.ranks = ro_local_ranks(&b.ranks_from);
+  b.bytes = b.memory / 4 / (size_t)b.ranks;
+  if (b.bytes >= ((size_t)1 << 20)) // whole MiB, as a person would say it
+    b.bytes &= ~(((size_t)1 << 20) - 1);
+  a = b; // the same result whichever thread gets here first
+  __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+  return &a;
+}
+
+#endif // KMP_PAGETRAP_SUPPORTED
+
 size_t __kmp_readonly_budget_bytes(void) {
   if (__kmp_readonly_budget != KMP_READONLY_BUDGET_AUTO)
     return __kmp_readonly_budget;
 #if KMP_PAGETRAP_SUPPORTED
-  long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && pg > 0)
-    return (size_t)pages * (size_t)pg / 4; // a quarter of the memory
-#endif
+  return ro_budget_auto()->bytes;
+#else
   return (size_t)1 << 30;
+#endif
+}
+
+void __kmp_readonly_budget_describe(kmp_str_buf_t *buf) {
+#if KMP_PAGETRAP_SUPPORTED
+  if (__kmp_readonly_budget != KMP_READONLY_BUDGET_AUTO) {
+    __kmp_str_buf_print_size(buf, __kmp_readonly_budget);
+    return;
+  }
+  const kmp_ro_budget_auto *a = ro_budget_auto();
+  __kmp_str_buf_print(buf, "auto: ");
+  __kmp_str_buf_print_size(buf, a->bytes);
+  __kmp_str_buf_print(buf, " (a quarter of ");
+  __kmp_str_buf_print_size(buf, a->memory);
+  // No apostrophe: OMP_DISPLAY_ENV quotes the value with them.
+  __kmp_str_buf_print(buf, a->cgroup ? ", the limit of its memory cgroup"
+                                     : ", the memory of the machine");
+  if (a->ranks > 1)
+    __kmp_str_buf_print(buf, ", shared by %d ranks on the node (%s)", a->ranks,
+                        a->ranks_from);
+  __kmp_str_buf_print(buf, ")");
+#else
+  __kmp_str_buf_print_size(buf, __kmp_readonly_budget_bytes());
+#endif
 }
 
 // A region's list items, as the thread that starts it found them.

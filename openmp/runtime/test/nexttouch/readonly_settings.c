@@ -28,7 +28,7 @@
 // DEFAULT-DAG: [host] KMP_READONLY='TRUE'
 // DEFAULT-DAG: [host] KMP_READONLY_FORCE='FALSE'
 // DEFAULT-DAG: [host] KMP_READONLY_WRITES='fatal'
-// DEFAULT-DAG: [host] KMP_READONLY_BUDGET='{{[0-9]+[kKmMgGtT]?}}'
+// DEFAULT-DAG: [host] KMP_READONLY_BUDGET='auto: {{[0-9]+[kKmMgGtT]?}} (a quarter of {{[0-9]+[kKmMgGtT]?}}, the {{memory of the machine|limit of its memory cgroup}}{{.*}})'
 // DEFAULT: readonly_settings default: PASS
 #include "nexttouch_test.h"
 
