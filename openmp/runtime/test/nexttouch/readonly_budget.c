@@ -20,6 +20,7 @@
 // CGROUP: readonly_budget cgroup: PASS
 // CHECK-NOT: FAIL
 #include "nexttouch_test.h"
+#include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
