@@ -332,6 +332,24 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
     return failed;                                                             \
   }
 
+// The body of a wrapper's out-of-line path: look the C library's function
+// up (into `next`) if need be, then call it, the watching way if an engine
+// watches: the buffers listed for the call's duration, then touched.
+#define KMP_PT_IO_SLOW(ret, name, next, args, TOUCH)                           \
+  void *next_fn = __atomic_load_n(&next, __ATOMIC_ACQUIRE);                    \
+  if (!next_fn)                                                                \
+    next_fn = __kmp_pt_next(&next, #name);                                     \
+  pt_fn_##name f = (pt_fn_##name)next_fn;                                      \
+  if (!f) {                                                                    \
+    errno = ENOSYS;                                                            \
+    return static_cast<ret>(-1);                                               \
+  }                                                                            \
+  if (!TCR_4(__kmp_pt_watch))                                                  \
+    return f args;                                                             \
+  pt_io_call call; /* the buffers stay listed until the call returns */        \
+  TOUCH;                                                                       \
+  return f args;
+
 // Define `name` with C linkage: touch the buffers (TOUCH), then call the
 // next definition.  A missing one fails with ENOSYS.
 // The wrapper itself is the idle path: two loads and a call of the C
@@ -347,19 +365,7 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
   typedef ret(*pt_fn_##name) params;                                           \
   static void *volatile pt_next_##name;                                        \
   static __attribute__((noinline)) ret pt_slow_##name params {                 \
-    void *next_fn = __atomic_load_n(&pt_next_##name, __ATOMIC_ACQUIRE);        \
-    if (!next_fn)                                                              \
-      next_fn = __kmp_pt_next(&pt_next_##name, #name);                         \
-    pt_fn_##name f = (pt_fn_##name)next_fn;                                    \
-    if (!f) {                                                                  \
-      errno = ENOSYS;                                                          \
-      return static_cast<ret>(-1);                                             \
-    }                                                                          \
-    if (!TCR_4(__kmp_pt_watch))                                                \
-      return f args;                                                           \
-    pt_io_call call; /* the buffers stay listed until the call returns */      \
-    TOUCH;                                                                     \
-    return f args;                                                             \
+    KMP_PT_IO_SLOW(ret, name, pt_next_##name, args, TOUCH)                     \
   }                                                                            \
   extern "C" ret name params {                                                 \
     pt_fn_##name f =                                                           \
@@ -441,20 +447,7 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
       = nullptr;                                                               \
   __attribute__((visibility("hidden"), used)) ssize_t                          \
       __kmp_pt_io_slow_##name params {                                         \
-    void *next_fn =                                                            \
-        __atomic_load_n(&__kmp_pt_io_next_##name, __ATOMIC_ACQUIRE);           \
-    if (!next_fn)                                                              \
-      next_fn = __kmp_pt_next(&__kmp_pt_io_next_##name, #name);                \
-    pt_fn_##name f = (pt_fn_##name)next_fn;                                    \
-    if (!f) {                                                                  \
-      errno = ENOSYS;                                                          \
-      return -1;                                                               \
-    }                                                                          \
-    if (!TCR_4(__kmp_pt_watch))                                                \
-      return f args;                                                           \
-    pt_io_call call; /* the buffers stay listed until the call returns */      \
-    TOUCH;                                                                     \
-    return f args;                                                             \
+    KMP_PT_IO_SLOW(ssize_t, name, __kmp_pt_io_next_##name, args, TOUCH)        \
   }                                                                            \
   __attribute__((visibility("hidden"), used)) ssize_t                          \
       __kmp_pt_io_retry_##name params {                                        \

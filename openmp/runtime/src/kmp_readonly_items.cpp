@@ -218,6 +218,24 @@ static int ro_file_backed(const kmp_ro_item *it) {
   return it->inode && !(it->kind & KMP_RO_SHARED);
 }
 
+// The pages of it that no other tracked item holds: [*s, *e), its first or
+// last page left out where another tracked item has it too (a write there
+// not yet scanned is that item's).
+static void ro_own_pages(const kmp_ro_item *it, uintptr_t *s, uintptr_t *e) {
+  uintptr_t pg = (uintptr_t)__kmp_pt_page;
+  *s = it->mbase;
+  *e = it->mend;
+  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
+    const kmp_ro_item *o = __kmp_ro_table.slot[i];
+    if (!o || o == it || !__kmp_ro_tracked(o))
+      continue;
+    if (o->mbase <= it->mbase && o->mend > it->mbase)
+      *s = it->mbase + pg;
+    if (o->mbase < it->mend && o->mend >= it->mend)
+      *e = it->mend - pg;
+  }
+}
+
 // Track its pages with the kernel's written bits, where they exist.  Not a
 // read-only file mapping (its file changes unseen all the same), a shared
 // one (never replicated) or an item copied at every region anyway.
@@ -226,18 +244,9 @@ static void ro_track(kmp_ro_item *it) {
       (it->kind & (KMP_RO_IMMUTABLE | KMP_RO_SHARED | KMP_RO_NOKEEP)) ||
       !__kmp_pt_written_available())
     return;
-  // Its first or last page may be another tracked item's too: that page's
-  // bit is not reset (a write there not yet scanned is that item's).
-  uintptr_t ps = it->mbase, pe = it->mend, pg = (uintptr_t)__kmp_pt_page;
-  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
-    kmp_ro_item *o = __kmp_ro_table.slot[i];
-    if (!o || !__kmp_ro_tracked(o))
-      continue;
-    if (o->mbase <= it->mbase && o->mend > it->mbase)
-      ps = it->mbase + pg;
-    if (o->mbase < it->mend && o->mend >= it->mend)
-      pe = it->mend - pg;
-  }
+  // Only the pages no other tracked item holds have their bits reset.
+  uintptr_t ps, pe;
+  ro_own_pages(it, &ps, &pe);
   int rc = __kmp_pt_written_track(it->mbase, it->mend, ps, pe);
   if (rc == 0)
     it->tracked = __kmp_pt_written_epoch;
@@ -251,16 +260,8 @@ static void ro_untrack(kmp_ro_item *it) {
   if (!__kmp_ro_tracked(it))
     return;
   it->tracked = 0;
-  uintptr_t s = it->mbase, e = it->mend, pg = (uintptr_t)__kmp_pt_page;
-  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
-    kmp_ro_item *o = __kmp_ro_table.slot[i];
-    if (!o || o == it || !__kmp_ro_tracked(o))
-      continue;
-    if (o->mbase <= it->mbase && o->mend > it->mbase)
-      s = it->mbase + pg;
-    if (o->mbase < it->mend && o->mend >= it->mend)
-      e = it->mend - pg;
-  }
+  uintptr_t s, e;
+  ro_own_pages(it, &s, &e);
   if (s < e)
     __kmp_pt_written_untrack(s, e);
 }
