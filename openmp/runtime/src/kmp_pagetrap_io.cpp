@@ -390,8 +390,9 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
 // restored and the C code decides whether to call again (retry_*); without
 // the function or while an engine watches, the C code does the call (slow_*).
 // With shadow stacks (CET) enabled, incsspq drops the wrapper's own entry,
-// as its return would; rdsspq, a no-op without them, tells.
-#if KMP_ARCH_X86_64
+// as its return would; rdsspq, a no-op without them, tells.  Not for x32
+// (ILP32 on x86-64: 4-byte pointers), which keeps the C path.
+#if KMP_ARCH_X86_64 && !defined(__ILP32__)
 #define KMP_PT_IO_FAST(name)                                                   \
   __asm__(".text\n"                                                            \
           ".globl " #name "\n"                                                 \
