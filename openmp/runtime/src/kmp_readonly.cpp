@@ -206,11 +206,13 @@ struct kmp_ro_budget_auto {
   const char *ranks_from; // the variable that says so (NULL: none)
 };
 
-static const kmp_ro_budget_auto *ro_budget_auto() {
+// Worked out once and kept; a thread that asks while another works it out
+// (or in a child forked meanwhile) works it out for itself: no lock.
+static kmp_ro_budget_auto ro_budget_auto() {
   static kmp_ro_budget_auto a;
-  static volatile int done;
-  if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
-    return &a;
+  static volatile int state; // 0: not yet, 1: being worked out, 2: in a
+  if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == 2)
+    return a;
   kmp_ro_budget_auto b = {0, (size_t)1 << 32, 0, 1, NULL};
   long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
   if (pages > 0 && pg > 0)
@@ -224,9 +226,13 @@ static const kmp_ro_budget_auto *ro_budget_auto() {
   b.bytes = b.memory / 4 / (size_t)b.ranks;
   if (b.bytes >= ((size_t)1 << 20)) // whole MiB, as a person would say it
     b.bytes &= ~(((size_t)1 << 20) - 1);
-  a = b; // the same result whichever thread gets here first
-  __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
-  return &a;
+  int idle = 0;
+  if (__atomic_compare_exchange_n(&state, &idle, 1, false, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_ACQUIRE)) {
+    a = b;
+    __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+  }
+  return b;
 }
 
 #endif // KMP_PAGETRAP_SUPPORTED
@@ -235,7 +241,7 @@ size_t __kmp_readonly_budget_bytes(void) {
   if (__kmp_readonly_budget != KMP_READONLY_BUDGET_AUTO)
     return __kmp_readonly_budget;
 #if KMP_PAGETRAP_SUPPORTED
-  return ro_budget_auto()->bytes;
+  return ro_budget_auto().bytes;
 #else
   return (size_t)1 << 30;
 #endif
@@ -247,17 +253,17 @@ void __kmp_readonly_budget_describe(kmp_str_buf_t *buf) {
     __kmp_str_buf_print_size(buf, __kmp_readonly_budget);
     return;
   }
-  const kmp_ro_budget_auto *a = ro_budget_auto();
+  kmp_ro_budget_auto a = ro_budget_auto();
   __kmp_str_buf_print(buf, "auto: ");
-  __kmp_str_buf_print_size(buf, a->bytes);
+  __kmp_str_buf_print_size(buf, a.bytes);
   __kmp_str_buf_print(buf, " (a quarter of ");
-  __kmp_str_buf_print_size(buf, a->memory);
+  __kmp_str_buf_print_size(buf, a.memory);
   // No apostrophe: OMP_DISPLAY_ENV quotes the value with them.
-  __kmp_str_buf_print(buf, a->cgroup ? ", the limit of its memory cgroup"
-                                     : ", the memory of the machine");
-  if (a->ranks > 1)
-    __kmp_str_buf_print(buf, ", shared by %d ranks on the node (%s)", a->ranks,
-                        a->ranks_from);
+  __kmp_str_buf_print(buf, a.cgroup ? ", the limit of its memory cgroup"
+                                    : ", the memory of the machine");
+  if (a.ranks > 1)
+    __kmp_str_buf_print(buf, ", shared by %d ranks on the node (%s)", a.ranks,
+                        a.ranks_from);
   __kmp_str_buf_print(buf, ")");
 #else
   __kmp_str_buf_print_size(buf, __kmp_readonly_budget_bytes());

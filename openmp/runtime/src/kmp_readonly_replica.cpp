@@ -12,11 +12,12 @@
  *
  * A replica is one private mapping: a dirty byte per chunk of the item (set
  * by the fault path when a write between regions opens the chunk), then a
- * copy of the pages that hold the item (then a page that keeps it apart), bound to the node (mbind
- * MPOL_PREFERRED before the pages exist) and read-only, so that a write
- * through a replica pointer is trapped like a write to the original.  The
- * replica of byte b of the item is at map + (b - mbase): same offset in the
- * page as the original, so every alignment up to a page is kept.  Between
+ * copy of the pages that hold the item (then a page that keeps it apart),
+ * bound to the node (mbind MPOL_PREFERRED before the pages exist) and
+ * read-only, so that a write through a replica pointer is trapped like a
+ * write to the original.  The replica of byte b of the item is at
+ * map + (b - mbase): same offset in the page as the original, so every
+ * alignment up to a page is kept.  Between
  * regions the copy is inaccessible, and a dropped copy's addresses stay
  * reserved (a grave): a pointer into a copy that the program kept from a
  * region is stopped with a message naming the item, never served stale.
