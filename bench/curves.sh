@@ -9,8 +9,9 @@
 #   ranges   bench/arm_ranges.c: N disjoint one-page ranges requested (one
 #            directive call with N ranges, and N API calls), armed at one
 #            fork and touched, for each N of RANGES, REPS times: natively
-#            (KMP_NEXTTOUCH_FORCE=1, real microseconds) and, for each N of
-#            GUEST_RANGES (default RANGES), in the 2-node guest;
+#            (KMP_NEXTTOUCH_FORCE=1, real microseconds; vm.max_map_count
+#            raised for the run where the largest N needs it and this user
+#            may) and, for each N of GUEST_RANGES, in the 2-node guest;
 #   threads  bench/region_cost.c: the per-region cost of readonly with
 #            RC_ITEMS cached, unchanged items against the number of threads:
 #            natively (THREADS; the host has 2 cores: more threads share
@@ -18,8 +19,9 @@
 #
 #   bench/curves.sh [run | parts DIR | report DIR]    (bench/lib.sh)
 #   SIZES="16 32 64 128 256 512" REF_SIZES=$SIZES REPS=3
-#   RANGES="1 10 100 1000 10000"
-#   GUEST_RANGES=$RANGES THREADS="1 2 4 8" RC_ITEMS=16 RC_REGIONS=20 RC_BLOCKS=8
+#   RANGES="1 10 100 1000 10000 100000"
+#   GUEST_RANGES="1 10 100 1000 10000" THREADS="1 2 4 8" RC_ITEMS=16
+#   RC_REGIONS=20 RC_BLOCKS=8
 #             (defaults)
 #   HOST=0    no native part
 #
@@ -32,8 +34,8 @@ FAMILY=curves
 sizes=${SIZES:-16 32 64 128 256 512}
 ref_sizes=${REF_SIZES:-$sizes}
 reps=${REPS:-3}
-ranges=${RANGES:-1 10 100 1000 10000}
-guest_ranges=${GUEST_RANGES:-$ranges}
+ranges=${RANGES:-1 10 100 1000 10000 100000}
+guest_ranges=${GUEST_RANGES:-1 10 100 1000 10000}
 threads=${THREADS:-1 2 4 8}
 rc_items=${RC_ITEMS:-16}
 rc_regions=${RC_REGIONS:-20}
@@ -82,7 +84,7 @@ native() {
   {
     echo "CURVE_HOST load=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' /) cpus=$(nproc)"
     OMP_NUM_THREADS=2 OMP_PROC_BIND=spread OMP_PLACES=cores BENCH_WHERE=host \
-      KMP_NEXTTOUCH_FORCE=1 "$DIR/bin/arm_ranges" "$(echo $ranges | tr ' ' ,)" "$reps" ||
+      KMP_NEXTTOUCH_FORCE=1 AR_RAISE_MAP_COUNT=1 "$DIR/bin/arm_ranges" "$(echo $ranges | tr ' ' ,)" "$reps" ||
       echo "CURVE_FAIL ranges"
     KMP_READONLY_FORCE=true BENCH_WHERE=host OMP_PROC_BIND=false \
       sh -c "$(region "$(echo $threads | tr ' ' ,)" $((10 * rc_regions)))"

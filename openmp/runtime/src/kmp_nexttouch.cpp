@@ -65,7 +65,8 @@ static int nt_yield(uintptr_t start, uintptr_t end) {
   return 0;
 }
 
-// The segments (each a mapping with its items and states).
+// The arenas (segments, their items and states), the index, the move_pages
+// lists.
 static int nt_private_ranges(kmp_pt_range *out, int max) {
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
   int k = __kmp_nt_segment_ranges(out, max);
@@ -85,8 +86,7 @@ static const kmp_pt_engine nt_engine = {
     __kmp_nt_fault,        __kmp_nt_buffer,
     /*forced_write=*/NULL,
     /*file_write=*/NULL,   __kmp_nt_mapping_change, nt_yield,
-    nt_private_ranges,     KMP_NT_MAX_PRIVATE,      __kmp_nt_atfork,
-    __kmp_nt_cleanup,
+    nt_private_ranges,     __kmp_nt_atfork,         __kmp_nt_cleanup,
 };
 
 // ---------------------------------------------------------------------------
@@ -131,34 +131,12 @@ void __kmp_nexttouch_register() {
 // ---------------------------------------------------------------------------
 // Requests
 
-// The private mappings of the layer and of both engines (under
-// __kmp_nt_lock): *out allocated with KMP_INTERNAL_MALLOC; their number.
-static int nt_private_ranges_all(kmp_pt_range **out) {
-  kmp_pt_range *others = NULL;
-  int n = __kmp_pt_private_ranges(KMP_PT_NEXTTOUCH, &others);
-  int cap = n + KMP_NT_MAX_PRIVATE;
-  kmp_pt_range *r =
-      (kmp_pt_range *)KMP_INTERNAL_MALLOC(sizeof(kmp_pt_range) * cap);
-  if (!r)
-    KMP_FATAL(MemoryAllocFailed);
-  memcpy(r, others, sizeof(kmp_pt_range) * n);
-  KMP_INTERNAL_FREE(others);
-  n += __kmp_nt_segment_ranges(r + n, cap - n);
-  *out = r;
-  return n;
-}
-
 // Requests several ranges; codes[i] holds a code found by the caller (or 0)
 // and receives each one's result.  Returns the first error.
 static int nt_request(int n, void *const *ptrs, const size_t *lens,
                       int *codes) {
   __kmp_nt_initialize();
   int first = 0;
-  kmp_pt_vma *vmas = NULL;
-  int nvmas = -1;
-  kmp_pt_range my_stack = {0, 0};
-  kmp_pt_range *priv = NULL; // the runtime's own mappings
-  int npriv = -1;
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
   for (int i = 0; i < n; i++) {
     uintptr_t start, end;
@@ -174,24 +152,8 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
       rc = __kmp_pt_yield(KMP_PT_NEXTTOUCH, start, end);
     // The range is checked whether or not requests are recorded here: a
     // program gets the same code on one node as on many.
-    if (rc == 0) {
-      if (nvmas < 0) {
-        nvmas = __kmp_pt_read_maps(&vmas, 0);
-        __kmp_pt_my_stack(&my_stack.start, &my_stack.end, vmas, nvmas);
-      }
-      rc = nvmas < 0 ? ENOMEM
-                     : __kmp_nt_check_range(vmas, nvmas, start, end, &my_stack);
-    }
-    // The runtime's own memory is not the program's: a range over it (a
-    // hole the program unmapped, which the runtime's next mapping filled)
-    // is refused as unmapped memory.
-    if (rc == 0) {
-      if (npriv < 0)
-        npriv = nt_private_ranges_all(&priv);
-      for (int k = 0; k < npriv && rc == 0; k++)
-        if (priv[k].start < end && priv[k].end > start)
-          rc = EFAULT;
-    }
+    if (rc == 0)
+      rc = __kmp_nt_check_range(start, end);
     if (rc == 0 && !__kmp_nt_active) {
       KMP_PT_ADD(noop_requests, 1);
       codes[i] = 0;
@@ -208,10 +170,6 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
       first = rc;
   }
   __kmp_release_bootstrap_lock(&__kmp_nt_lock);
-  if (vmas)
-    __kmp_pt_free_maps(vmas);
-  if (priv)
-    KMP_INTERNAL_FREE(priv);
   return first;
 }
 

@@ -60,9 +60,16 @@ void __kmp_nt_initialize(); // once, before any request
 // not say so.  (Alone, the same bit is KMP_NT_CLAIMED.)
 #define KMP_NT_COW 0x40
 
-#define KMP_NT_MAX_SEGMENTS 1024
-// The engine's own mappings: the segments' and the move_pages lists'.
-#define KMP_NT_MAX_PRIVATE (KMP_NT_MAX_SEGMENTS + 1)
+// Segments, their items and their states live in arenas: private mappings
+// (the fault path reads them) that an arming fills one after the other and
+// that are unmapped when the last segment in them is freed.  Under
+// __kmp_nt_lock.
+struct kmp_nt_arena {
+  kmp_nt_arena *next; // the engine's arenas, newest first
+  size_t map_bytes; // of its mapping, which starts with this
+  size_t used; // bytes handed out, this header included
+  size_t live; // segments not freed
+};
 
 struct kmp_nt_segment {
   uintptr_t base, end; // unit aligned
@@ -94,15 +101,16 @@ struct kmp_nt_segment {
   size_t nunits;
   size_t armed_units; // units still armed or claimed (atomic)
   unsigned char *state;
-  // The bytes of the segment's private mapping, which holds the segment,
-  // its items and its state.
-  size_t map_bytes;
+  kmp_nt_arena *arena; // which holds the segment, its items and its states
 };
 
-// The table the fault path reads (kmp_pt_table): slots are published and
-// emptied under __kmp_nt_lock; its generation is bumped at every arm and
+// The segments by address, as the fault path reads them (kmp_pt_index):
+// replaced under __kmp_nt_lock; its generation is bumped at every arm and
 // disarm.
-extern kmp_pt_table<kmp_nt_segment, KMP_NT_MAX_SEGMENTS> __kmp_nt_table;
+extern kmp_pt_index<kmp_nt_segment> __kmp_nt_table;
+// Segments whose last armed unit is done (atomic): the next sweep
+// (__kmp_nt_sweep) has something to free.
+extern volatile kmp_uint64 __kmp_nt_emptied;
 // Teams of more than one thread running now: a fault while none runs is a
 // touch by serial code, which restores the page where it is.
 extern volatile int __kmp_nt_teams_running;
@@ -137,18 +145,16 @@ static inline void __kmp_nt_each_armed(uintptr_t a, uintptr_t e, F fn) {
   sigset_t old;
   int blocked = 0;
   __kmp_nt_table.enter();
-  int hwm = __kmp_nt_table.size();
-  for (int i = 0; i < hwm; i++) {
-    kmp_nt_segment *s = __kmp_nt_table.at(i);
-    if (!s || s->end <= a || s->base >= e ||
-        !__atomic_load_n(&s->armed_units, __ATOMIC_ACQUIRE))
-      continue;
-    if (!blocked) {
-      __kmp_pt_block_async(&old);
-      blocked = 1;
-    }
-    fn(s, a > s->base ? a : s->base, e < s->end ? e : s->end);
-  }
+  kmp_pt_index<kmp_nt_segment>::each(
+      __kmp_nt_table.get(), a, e, [&](kmp_nt_segment *s) {
+        if (!__atomic_load_n(&s->armed_units, __ATOMIC_ACQUIRE))
+          return;
+        if (!blocked) {
+          __kmp_pt_block_async(&old);
+          blocked = 1;
+        }
+        fn(s, a > s->base ? a : s->base, e < s->end ? e : s->end);
+      });
   __kmp_nt_table.leave();
   if (blocked)
     __kmp_pt_real_sigmask(SIG_SETMASK, &old, NULL);
@@ -171,26 +177,26 @@ int __kmp_nt_marked(uintptr_t a);
 
 // ---------------------------------------------------------------------------
 // Requests waiting to be armed (kmp_nexttouch_request.cpp), under
-// __kmp_nt_lock.  `ranges`: page-aligned, sorted, disjoint (neighbours
-// merged).  `items`: the same requests item by item (the list items of a
+// __kmp_nt_lock.  `ranges`: the requested bytes in the order requested;
+// __kmp_nt_request_sort() sorts them and merges those that overlap or meet
+// (the first `sorted` are so already): arming takes the whole pages inside
+// each range, never a page the program shares with bytes it did not
+// request.  `items`: the same requests item by item (the list items of a
 // directive, the ranges of API calls), as requested (not page aligned), not
-// merged, at most KMP_NT_MAX_ITEMS: the batch limit needs each one and where
-// its bytes begin and end.
-#define KMP_NT_MAX_ITEMS 4096
-// The requested bytes, merged where they overlap or meet: arming takes the
-// whole pages inside each range, never a page the program shares with
-// bytes it did not request.
+// merged: the batch limit needs each one and where its bytes begin and end.
 struct kmp_nt_requests {
   kmp_pt_range *ranges;
-  int nranges, cap;
+  size_t nranges, cap, sorted;
   kmp_pt_range *items;
-  int nitems;
+  size_t nitems, items_cap;
   volatile int any; // nranges != 0, read without the lock at a fork
 };
 extern kmp_nt_requests __kmp_nt_requests;
 
 // Add the request for the bytes [start, end).
 void __kmp_nt_request_add(uintptr_t start, uintptr_t end);
+// Sort and merge the ranges, sort the items.
+void __kmp_nt_request_sort();
 // The whole pages inside the requested bytes [start, end): 0 if none.
 static inline int __kmp_nt_inner_pages(uintptr_t start, uintptr_t end,
                                        uintptr_t *pstart, uintptr_t *pend) {
@@ -203,13 +209,16 @@ static inline int __kmp_nt_inner_pages(uintptr_t start, uintptr_t end,
 void __kmp_nt_request_remove(uintptr_t start, uintptr_t end);
 // Drop every request; the pages they held.
 kmp_uint64 __kmp_nt_request_clear();
-// Can [start, end) be requested?  0, EFAULT (a hole), EACCES (not
-// read-write, or executable), EINVAL (the calling thread's stack or the main
-// thread's [stack]; a heap buffer the kernel merged into one VMA with a
-// thread's stack is fine).  my_stack: the calling thread's, guard included
-// (__kmp_pt_my_stack, from the same maps v).
-int __kmp_nt_check_range(const kmp_pt_vma *v, int n, uintptr_t start,
-                         uintptr_t end, const kmp_pt_range *my_stack);
+// Can [start, end) be requested?  0, EFAULT (a hole, or the runtime's own
+// memory), EACCES (not read-write, or executable), EINVAL (the calling
+// thread's stack or the main thread's [stack]; a heap buffer the kernel
+// merged into one VMA with a thread's stack is fine), ENOMEM (the mappings
+// cannot be read).  Checked against a copy of the process's mappings that
+// is read again whenever a mapping changed through a call libomp sees
+// (__kmp_pt_maps_gen), or the range is not found in it as it is.
+int __kmp_nt_check_range(uintptr_t start, uintptr_t end);
+// Drop that copy.
+void __kmp_nt_check_reset();
 
 // ---------------------------------------------------------------------------
 // Arming (kmp_nexttouch_arm.cpp) and ending it (kmp_nexttouch_disarm.cpp),
@@ -223,9 +232,12 @@ void __kmp_nt_arm_pending();
 // Reads the VMAs (with AnonHugePages if smaps) and drops the armed units the
 // program unmapped or re-protected; returns the VMAs (or NULL).
 kmp_pt_vma *__kmp_nt_check_armed(int *n, int smaps);
+// Once no reader can see it; its arena goes with its last segment.
 void __kmp_nt_free_segment(kmp_nt_segment *seg);
-// The engine's private mappings (segments, state bytes, items, the move_pages
-// lists): at most max ranges in out; their number.
+// Shutdown: the newest arena, if empty.
+void __kmp_nt_free_arenas();
+// The engine's private mappings (the arenas, the index, the move_pages
+// lists): at most max ranges in out; their number, which may be more.
 int __kmp_nt_segment_ranges(kmp_pt_range *out, int max);
 // Disarm the armed units [lo, hi) of seg where they are; the pages disarmed
 // (the caller counts them).  Lock-free, async-signal-safe.

@@ -39,8 +39,66 @@
 
 kmp_uint64 __kmp_nt_forks = 0;
 
+// ---------------------------------------------------------------------------
+// Arenas
+
+#define NT_ARENA_BYTES ((size_t)1 << 20)
+#define NT_ALIGN(x) (((x) + 15) & ~(size_t)15)
+static kmp_nt_arena *nt_arenas; // newest first
+
+// `bytes` of zeroes in an arena (the newest, or a new one); NULL if there
+// is no memory.
+static void *nt_arena_alloc(size_t bytes, kmp_nt_arena **owner) {
+  size_t hdr = NT_ALIGN(sizeof(kmp_nt_arena));
+  bytes = NT_ALIGN(bytes);
+  kmp_nt_arena *a = nt_arenas;
+  if (!a || a->map_bytes - a->used < bytes) {
+    size_t pg = (size_t)__kmp_pt_page;
+    size_t mb = hdr + bytes > NT_ARENA_BYTES ? hdr + bytes : NT_ARENA_BYTES;
+    mb = (mb + pg - 1) & ~(pg - 1);
+    a = (kmp_nt_arena *)__kmp_pt_private_alloc(mb);
+    if (!a)
+      return NULL;
+    a->next = nt_arenas;
+    a->map_bytes = mb;
+    a->used = hdr;
+    a->live = 0;
+    nt_arenas = a;
+  }
+  char *p = (char *)a + a->used;
+  a->used += bytes;
+  a->live++;
+  memset(p, 0, bytes); // an arena's memory is used again
+  *owner = a;
+  return p;
+}
+
+// Once no reader can see seg (kmp_pt_index::update).  An arena whose last
+// segment goes is unmapped, but for the newest of the usual size, which the
+// next arming fills again.
 void __kmp_nt_free_segment(kmp_nt_segment *seg) {
-  __kmp_pt_private_free(seg, seg->map_bytes);
+  kmp_nt_arena *a = seg->arena;
+  KMP_DEBUG_ASSERT(a && a->live > 0);
+  if (--a->live)
+    return;
+  if (a == nt_arenas && a->map_bytes == NT_ARENA_BYTES) {
+    a->used = NT_ALIGN(sizeof(kmp_nt_arena));
+    return;
+  }
+  kmp_nt_arena **pp = &nt_arenas;
+  while (*pp != a)
+    pp = &(*pp)->next;
+  *pp = a->next;
+  __kmp_pt_private_free(a, a->map_bytes);
+}
+
+// Shutdown and fork(2)'s child keep them: only an empty newest arena goes.
+void __kmp_nt_free_arenas() {
+  kmp_nt_arena *a = nt_arenas;
+  if (a && !a->live) {
+    nt_arenas = a->next;
+    __kmp_pt_private_free(a, a->map_bytes);
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -56,22 +114,30 @@ static int nt_cmp_interval(const void *a, const void *b) {
 }
 
 int __kmp_nt_segment_ranges(kmp_pt_range *out, int max) {
-  int k = max > 0 ? __kmp_nt_move_lists_range(out) : 0;
-  for (int i = 0; i < __kmp_nt_table.hwm && k < max; i++) {
-    kmp_nt_segment *s = __kmp_nt_table.slot[i];
-    if (s)
-      out[k++] = {(uintptr_t)s, (uintptr_t)s + s->map_bytes};
-  }
+  int k = 0;
+  kmp_pt_range r;
+  auto add = [&](kmp_pt_range x) {
+    if (k < max)
+      out[k] = x;
+    k++;
+  };
+  if (__kmp_nt_move_lists_range(&r))
+    add(r);
+  if (__kmp_nt_table.range(&r))
+    add(r);
+  for (kmp_nt_arena *a = nt_arenas; a; a = a->next)
+    add({(uintptr_t)a, (uintptr_t)a + a->map_bytes});
   return k;
 }
 
-// Sorted; *n receives the count (allocated with KMP_INTERNAL_MALLOC, not
-// cleared: most of its capacity is never used).  v, nv:
-// the maps (the calling thread's stack; __kmp_pt_my_stack).
+// Sorted, overlaps merged; *n receives the count (allocated with
+// KMP_INTERNAL_MALLOC, not cleared: most of its capacity is never used).
+// v, nv: the maps (the calling thread's stack; __kmp_pt_my_stack).
 static kmp_pt_range *nt_exclusions(int *n, const kmp_pt_vma *v, int nv) {
   kmp_pt_range *priv = NULL;
   int npriv = __kmp_pt_private_ranges(KMP_PT_NEXTTOUCH, &priv);
-  int cap = KMP_NT_MAX_PRIVATE + __kmp_threads_capacity + npriv, k = 0;
+  int nown = __kmp_nt_segment_ranges(NULL, 0);
+  int cap = nown + __kmp_threads_capacity + npriv, k = 0;
   kmp_pt_range *x =
       (kmp_pt_range *)KMP_INTERNAL_MALLOC(sizeof(kmp_pt_range) * cap);
   if (!x)
@@ -106,7 +172,7 @@ static kmp_pt_range *nt_exclusions(int *n, const kmp_pt_vma *v, int nv) {
     x[k].start = (bottom & ~(pg - 1)) - ((guard + pg - 1) & ~(pg - 1));
     x[k++].end = (top + pg - 1) & ~(pg - 1);
   }
-  k += __kmp_nt_segment_ranges(x + k, cap - k);
+  k += __kmp_nt_segment_ranges(x + k, nown);
   // The layer's and the other engines' memory (readonly's fault path writes
   // its items and replicas).
   for (int i = 0; i < npriv && k < cap; i++) {
@@ -115,7 +181,16 @@ static kmp_pt_range *nt_exclusions(int *n, const kmp_pt_vma *v, int nv) {
   }
   KMP_INTERNAL_FREE(priv);
   qsort(x, k, sizeof(kmp_pt_range), nt_cmp_interval);
-  *n = k;
+  int m = 0;
+  for (int i = 1; i < k; i++) {
+    if (x[i].start <= x[m].end) {
+      if (x[i].end > x[m].end)
+        x[m].end = x[i].end;
+    } else {
+      x[++m] = x[i];
+    }
+  }
+  *n = k ? m + 1 : 0;
   return x;
 }
 
@@ -131,11 +206,12 @@ static kmp_pt_range *nt_exclusions(int *n, const kmp_pt_vma *v, int nv) {
 // protections outside the fault path (disarming, shutdown).
 
 static void nt_drop_stale(const kmp_pt_vma *v, int n) {
-  for (int i = 0; i < __kmp_nt_table.hwm; i++) {
-    kmp_nt_segment *s = __kmp_nt_table.slot[i];
-    if (!s || !__atomic_load_n(&s->armed_units, __ATOMIC_ACQUIRE))
+  int j = 0; // segments are disjoint and sorted: one walk through the VMAs
+  for (int i = 0; i < __kmp_nt_table.size(); i++) {
+    kmp_nt_segment *s = __kmp_nt_table.at(i);
+    if (!__atomic_load_n(&s->armed_units, __ATOMIC_ACQUIRE))
       continue;
-    int j = 0, jm = -1, jmarked = 0;
+    int jm = -1, jmarked = 0;
     for (size_t u = 0; u < s->nunits; u++) {
       unsigned char st = __atomic_load_n(&s->state[u], __ATOMIC_ACQUIRE);
       if (!(st & KMP_NT_ARMED))
@@ -183,19 +259,6 @@ kmp_pt_vma *__kmp_nt_check_armed(int *n, int smaps) {
 
 // ---------------------------------------------------------------------------
 // Arming
-
-static int nt_cmp_range(const void *a, const void *b) {
-  const kmp_pt_range *x = (const kmp_pt_range *)a, *y = (const kmp_pt_range *)b;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
-  return x->end < y->end ? -1 : x->end > y->end;
-}
-
-static int nt_cmp_segment(const void *a, const void *b) {
-  uintptr_t x = (*(kmp_nt_segment *const *)a)->base,
-            y = (*(kmp_nt_segment *const *)b)->base;
-  return x < y ? -1 : x > y;
-}
 
 // Is transparent huge page support on at all (else smaps is not read, and
 // no huge page is split)?
@@ -259,52 +322,71 @@ static int nt_split = 1;
 // does not collapse them again before they are protected (it never collapses
 // PROT_NONE pages).  A huge page that another process maps too (copy-on-write
 // after fork) is not split: neither mbind nor move_pages moves it.
-static void nt_split_huge(uintptr_t a, uintptr_t e) {
+// A huge page is split whole by one call over part of it: the other pieces
+// of the same block that this arming protects next need none
+// (*last_block: the block split last).
+static void nt_split_huge(uintptr_t a, uintptr_t e, uintptr_t *last_block) {
   uintptr_t huge = (uintptr_t)1 << __kmp_pt_thp_shift;
   while (a < e) {
-    uintptr_t next = (a & ~(huge - 1)) + huge;
+    uintptr_t block = a & ~(huge - 1), next = block + huge;
     uintptr_t stop = next < e ? next : e;
     if (stop - a == huge)
       stop -= __kmp_pt_page;
-    syscall(SYS_madvise, a, stop - a, MADV_COLD);
+    if (block != *last_block)
+      syscall(SYS_madvise, a, stop - a, MADV_COLD);
+    *last_block = block;
     a = next;
   }
 }
 
-// Split the huge pages behind base-page units (if seg has them), mark (if
-// seg is marked) and protect [a, a+len); 1 if done, else nothing is changed
-// but the split.
-static int nt_protect(const kmp_nt_segment *seg, uintptr_t a, size_t len) {
-  if (seg->shift == __kmp_pt_page_shift && nt_split)
-    nt_split_huge(a, a + len);
-  if (seg->marked && !__kmp_nt_set_mark(a, len, 1))
-    return 0;
-  if (__kmp_pt_mprotect((void *)a, len, PROT_NONE) == 0)
-    return 1;
-  if (seg->marked)
-    __kmp_nt_set_mark(a, len, 0);
-  return 0;
-}
-
 // What an arming uses throughout: room for a chunk of pages and their
-// status, and /proc/self/pagemap, opened at its first use (-2: not yet, -1:
-// it cannot be) and closed when the arming ends.
+// status, /proc/self/pagemap, opened at its first use (-2: not yet, -1: it
+// cannot be) and closed when the arming ends, the huge page split last, the
+// memory policy of the VMA of the last piece, and the pages that the
+// kernel's limit of mappings kept from being armed.
 struct nt_arming {
   void **pages;
   int *status;
   int pagemap;
+  uintptr_t last_block;
+  const kmp_pt_vma *pol_vma;
+  int pol_mode;
+  unsigned long pol_mask[KMP_PT_MASK_WORDS];
+  kmp_uint64 map_limit;
 };
 
-// Which of the k pages of seg another process maps too (shared copy-on-write
-// after a fork of this process or of its parent, whether or not libomp ran
-// then): bit 63 of a /proc/self/pagemap entry says present, bit 56
-// exclusively mapped.  Only where mbind moves the pages (move_pages says
-// which it could not move).  The pages are w->pages[0, k).
-static void nt_cow_pages(const kmp_nt_segment *seg, nt_arming *w, int k,
-                         unsigned char *cow) {
+// Split the huge pages behind base-page units (if seg has them), mark (if
+// seg is marked) and protect [a, a+len); 1 if done, else nothing is changed
+// but the split.
+static int nt_protect(const kmp_nt_segment *seg, uintptr_t a, size_t len,
+                      nt_arming *w) {
+  if (seg->shift == __kmp_pt_page_shift && nt_split)
+    nt_split_huge(a, a + len, &w->last_block);
+  int err = 0;
+  if (seg->marked && !__kmp_nt_set_mark(a, len, 1)) {
+    err = errno;
+  } else if (__kmp_pt_mprotect((void *)a, len, PROT_NONE) == 0) {
+    return 1;
+  } else {
+    err = errno;
+    if (seg->marked)
+      __kmp_nt_set_mark(a, len, 0);
+  }
+  // Out of mappings (vm.max_map_count): the caller counts them in fail_arm;
+  // the arming says so once.
+  if (err == ENOMEM)
+    w->map_limit += len >> __kmp_pt_page_shift;
+  return 0;
+}
+
+// Which of the k pages w->pages[0, k) another process maps too (shared
+// copy-on-write after a fork of this process or of its parent, whether or
+// not libomp ran then): bit 63 of a /proc/self/pagemap entry says present,
+// bit 56 exclusively mapped.  Asked only where mbind moves the pages, or
+// for whole huge pages (move_pages says which base pages it could not
+// move).
+static void nt_cow_pages(nt_arming *w, int k, unsigned char *cow) {
   memset(cow, 0, k);
-  if (__kmp_nt_mech != kmp_pt_mech_mbind && seg->shift == __kmp_pt_page_shift)
-    return;
   if (w->pagemap == -2)
     w->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   int fd = w->pagemap;
@@ -328,19 +410,39 @@ static void nt_cow_pages(const kmp_nt_segment *seg, nt_arming *w, int k,
   }
 }
 
-// The requested items that meet [start, end): *first, and their number
-// (the requests' items are sorted by then).
-static int nt_items_in(uintptr_t start, uintptr_t end, int *first) {
-  int n = 0;
-  *first = -1;
-  for (int i = 0; i < __kmp_nt_requests.nitems; i++)
-    if (__kmp_nt_requests.items[i].start < end &&
-        __kmp_nt_requests.items[i].end > start) {
-      if (*first < 0)
-        *first = i;
-      n = i - *first + 1;
-    }
-  return n;
+// The largest end of the requested items up to each one (the items are
+// sorted by then): set at the start of an arming.
+static uintptr_t *nt_item_reach;
+
+// The requested items from the first that meets [start, end) to the last
+// that does: *first, and their number.
+static size_t nt_items_in(uintptr_t start, uintptr_t end, size_t *first) {
+  const kmp_pt_range *it = __kmp_nt_requests.items;
+  size_t lo = 0, hi = __kmp_nt_requests.nitems;
+  while (lo < hi) { // the first whose reach passes start
+    size_t mid = lo + (hi - lo) / 2;
+    if (nt_item_reach[mid] <= start)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t f = lo;
+  hi = __kmp_nt_requests.nitems;
+  while (lo < hi) { // the first that starts at or after end
+    size_t mid = lo + (hi - lo) / 2;
+    if (it[mid].start < end)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  // [f, lo) starts before end and reaches past start, but an item inside
+  // may end before it: the span runs from the first to the last that meet.
+  while (f < lo && it[f].end <= start)
+    f++;
+  while (lo > f && it[lo - 1].end <= start)
+    lo--;
+  *first = f;
+  return lo - f;
 }
 
 // Units [u, e) of seg, claimed by the arming thread, hold the buffer of a
@@ -351,33 +453,57 @@ static bool nt_in_flight(const kmp_nt_segment *seg, size_t u, size_t e) {
                           seg->base + (e << seg->shift));
 }
 
-// Arm [start, end) (unit aligned, read-write, one VMA's worth at most).  The
-// segment, a copy of its items and its units' states are one private
-// mapping: the fault path reads them.
-static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot, int shared,
-                         nt_arming *w, unsigned shift) {
+// The pieces an arming makes, built before any is published.
+// Built before any is published; the list is private memory: the arming
+// thread reads it while it protects the pieces, which may be heap.
+struct nt_built {
+  kmp_nt_segment **seg;
+  size_t n, cap, map_bytes;
+};
+
+// Make the segment of [start, end) (unit aligned, read-write, part of VMA
+// m): the segment, a copy of its items and its units' states, in an arena
+// (the fault path reads them).  Which units are armed is found later
+// (nt_locate), for every piece at once.
+static void nt_build_piece(const kmp_pt_vma *m, uintptr_t start, uintptr_t end,
+                           nt_arming *w, unsigned shift, nt_built *b) {
   size_t nunits = (end - start) >> shift;
-  int first, nitems = nt_items_in(start, end, &first);
-  size_t items_at = (sizeof(kmp_nt_segment) + alignof(kmp_pt_range) - 1) &
-                    ~(alignof(kmp_pt_range) - 1);
+  size_t first, nitems = nt_items_in(start, end, &first);
+  size_t items_at = NT_ALIGN(sizeof(kmp_nt_segment));
   size_t state_at = items_at + sizeof(kmp_pt_range) * nitems;
-  // After the states, the states the units get once protected (below): in
-  // this mapping, never in the heap, which the piece may be part of.
-  size_t want_at = state_at + nunits;
-  size_t bytes =
-      (want_at + nunits + __kmp_pt_page - 1) & ~((size_t)__kmp_pt_page - 1);
-  char *map = (char *)__kmp_pt_private_alloc(bytes);
+  // After the states, the states the units get once protected: never in the
+  // heap, which the piece may be part of.
+  size_t bytes = state_at + 2 * nunits;
+  if (b->n == b->cap) {
+    size_t pg = (size_t)__kmp_pt_page;
+    size_t mb = (sizeof(kmp_nt_segment *) * (b->cap ? 2 * b->cap : 512) + pg -
+                 1) & ~(pg - 1);
+    kmp_nt_segment **p = (kmp_nt_segment **)__kmp_pt_private_alloc(mb);
+    if (!p) {
+      KMP_PT_ADD(fail_arm, (end - start) >> __kmp_pt_page_shift);
+      return;
+    }
+    if (b->seg) {
+      memcpy(p, b->seg, sizeof(*p) * b->n);
+      __kmp_pt_private_free(b->seg, b->map_bytes);
+    }
+    b->seg = p;
+    b->cap = mb / sizeof(*p);
+    b->map_bytes = mb;
+  }
+  kmp_nt_arena *arena;
+  char *map = (char *)nt_arena_alloc(bytes, &arena);
   if (!map) {
     KMP_PT_ADD(fail_arm, (end - start) >> __kmp_pt_page_shift);
     return;
   }
   kmp_nt_segment *seg = (kmp_nt_segment *)map;
-  seg->map_bytes = bytes;
+  seg->arena = arena;
   seg->base = start;
   seg->end = end;
   seg->shift = shift;
-  seg->prot = prot;
-  seg->shared = shared;
+  seg->prot = m->prot;
+  seg->shared = m->shared;
   seg->armed_at = __kmp_nt_forks;
   seg->nunits = nunits;
   seg->state = (unsigned char *)map + state_at;
@@ -385,61 +511,93 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot, int shared,
     seg->items = (kmp_pt_range *)(map + items_at);
     memcpy(seg->items, &__kmp_nt_requests.items[first],
            sizeof(kmp_pt_range) * nitems);
-    seg->nitems = nitems;
+    seg->nitems = (int)nitems;
   }
-  seg->pol_mode = MPOL_DEFAULT;
-  if (__kmp_pt_get_mempolicy(&seg->pol_mode, seg->pol_mask, KMP_PT_MAXNODE,
-                             (void *)start, MPOL_F_ADDR) != 0)
-    seg->pol_mode = MPOL_DEFAULT;
+  // A VMA has one policy: asked once for all of its pieces.
+  if (w->pol_vma != m) {
+    w->pol_vma = m;
+    w->pol_mode = MPOL_DEFAULT;
+    if (__kmp_pt_get_mempolicy(&w->pol_mode, w->pol_mask, KMP_PT_MAXNODE,
+                               (void *)start, MPOL_F_ADDR) != 0)
+      w->pol_mode = MPOL_DEFAULT;
+  }
+  seg->pol_mode = w->pol_mode;
+  memcpy(seg->pol_mask, w->pol_mask, sizeof(seg->pol_mask));
   // A range with a policy of its own keeps it while armed (not marked).
-  seg->marked = __kmp_nt_mark && seg->pol_mode == MPOL_DEFAULT && !shared;
+  seg->marked =
+      __kmp_nt_mark && seg->pol_mode == MPOL_DEFAULT && !seg->shared;
+  b->seg[b->n++] = seg;
+}
 
-  // Where is each unit now?  Units not populated are left alone: their first
-  // touch allocates them on the toucher's node anyway.
+// Where is each unit of the built segments now?  One move_pages call per
+// 1024 units, across segments.  Units not populated are left alone: their
+// first touch allocates them on the toucher's node anyway.  A unit to arm
+// gets its state once protected in `want` (after the states) and is CLAIMED
+// (by the arming thread) until then: a thread outside the team that reads
+// it through a system call meanwhile (kmp_nt_buffer) waits instead of
+// opening a page that is protected after it.
+static void nt_locate(nt_built *b, nt_arming *w) {
   enum { CHUNK = 1024 };
   void **pages = w->pages;
   int *status = w->status;
-  size_t armed = 0, absent = 0;
-  // The state each unit gets once it is protected; until then a unit to arm
-  // is CLAIMED (by the arming thread): a thread outside the team that reads
-  // it through a system call meanwhile (kmp_nt_buffer) waits instead of
-  // opening a page that is protected after it.
-  unsigned char *want = (unsigned char *)map + want_at;
-  for (size_t u = 0; u < seg->nunits; u += CHUNK) {
-    size_t k = seg->nunits - u < CHUNK ? seg->nunits - u : CHUNK;
-    for (size_t i = 0; i < k; i++) {
-      pages[i] = (void *)(start + ((u + i) << seg->shift));
-      status[i] = -ENOENT;
+  size_t absent = 0;
+  size_t si = 0, su = 0; // the next unit to ask about
+  while (si < b->n) {
+    // Gather up to CHUNK units, of one or more segments.
+    size_t s0 = si, u0 = su;
+    int k = 0;
+    int cow_wanted = __kmp_nt_mech == kmp_pt_mech_mbind;
+    while (si < b->n && k < CHUNK) {
+      kmp_nt_segment *seg = b->seg[si];
+      cow_wanted |= seg->shift != __kmp_pt_page_shift;
+      for (; su < seg->nunits && k < CHUNK; su++) {
+        pages[k] = (void *)(seg->base + (su << seg->shift));
+        status[k++] = -ENOENT;
+      }
+      if (su == seg->nunits) {
+        si++;
+        su = 0;
+      }
     }
     if (__kmp_pt_move_pages(k, pages, NULL, status, 0) != 0)
-      for (size_t i = 0; i < k; i++)
+      for (int i = 0; i < k; i++)
         status[i] = KMP_NT_NODE_UNKNOWN;
     unsigned char cow[CHUNK];
-    nt_cow_pages(seg, w, (int)k, cow);
-    for (size_t i = 0; i < k; i++) {
+    memset(cow, 0, k);
+    if (cow_wanted)
+      nt_cow_pages(w, k, cow);
+    // Hand the answers out.
+    size_t ti = s0, tu = u0;
+    for (int i = 0; i < k; i++) {
+      kmp_nt_segment *seg = b->seg[ti];
+      unsigned char *want = seg->state + seg->nunits;
       if (status[i] < 0) {
-        want[u + i] = seg->state[u + i] = KMP_NT_DONE;
-        absent++;
+        want[tu] = seg->state[tu] = KMP_NT_DONE;
+        absent += __kmp_nt_unit_pages(seg);
       } else {
         int nd =
             status[i] < KMP_NT_NODE_UNKNOWN ? status[i] : KMP_NT_NODE_UNKNOWN;
-        want[u + i] =
-            (unsigned char)(KMP_NT_ARMED | nd | (cow[i] ? KMP_NT_COW : 0));
-        seg->state[u + i] = KMP_NT_CLAIMED;
-        armed++;
+        // Only where mbind moves the pages, or whole huge pages.
+        int c = cow[i] && (__kmp_nt_mech == kmp_pt_mech_mbind ||
+                           seg->shift != __kmp_pt_page_shift);
+        want[tu] = (unsigned char)(KMP_NT_ARMED | nd | (c ? KMP_NT_COW : 0));
+        seg->state[tu] = KMP_NT_CLAIMED;
+        seg->armed_units++;
+      }
+      if (++tu == seg->nunits) {
+        ti++;
+        tu = 0;
       }
     }
   }
-  KMP_PT_ADD(pages_not_present, absent * __kmp_nt_unit_pages(seg));
-  // Publish, then protect, then arm: a fault always finds its segment, and
-  // nobody opens a unit before it is protected.
-  seg->armed_units = armed;
-  if (!armed || __kmp_nt_table.publish(seg) < 0) {
-    KMP_PT_ADD(fail_arm, armed * __kmp_nt_unit_pages(seg));
-    __kmp_nt_free_segment(seg);
-    return;
-  }
-  __kmp_pt_set_watched(KMP_PT_NEXTTOUCH, 1);
+  KMP_PT_ADD(pages_not_present, absent);
+}
+
+// Protect the units of a published segment that are to be armed, then arm
+// them: nobody opens a unit before it is protected.
+static void nt_protect_segment(kmp_nt_segment *seg, nt_arming *w) {
+  unsigned char *want = seg->state + seg->nunits;
+  size_t armed = seg->armed_units;
   for (size_t u = 0; u < seg->nunits;) {
     if (!(want[u] & KMP_NT_ARMED)) {
       u++;
@@ -461,7 +619,8 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot, int shared,
       u++;
       continue;
     }
-    if (!nt_protect(seg, start + (u << seg->shift), (e - u) << seg->shift)) {
+    if (!nt_protect(seg, seg->base + (u << seg->shift), (e - u) << seg->shift,
+                    w)) {
       __kmp_nt_done(seg, u, e - u); // CLAIMED: given up where it is
       KMP_PT_ADD(fail_arm, (e - u) * __kmp_nt_unit_pages(seg));
       armed -= e - u;
@@ -472,6 +631,54 @@ static void nt_arm_piece(uintptr_t start, uintptr_t end, int prot, int shared,
     u = e;
   }
   KMP_PT_ADD(pages_armed, armed * __kmp_nt_unit_pages(seg));
+}
+
+// Publish the built segments that have units to arm (all at once), then
+// protect them.
+static void nt_arm_built(nt_built *b, nt_arming *w) {
+  if (!b->n)
+    return;
+  nt_locate(b, w);
+  size_t k = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    if (b->seg[i]->armed_units)
+      b->seg[k++] = b->seg[i];
+    else
+      __kmp_nt_free_segment(b->seg[i]);
+  }
+  b->n = k;
+  if (!k)
+    return;
+  // The pieces were built in address order, disjoint from the live segments
+  // and from each other.
+  kmp_pt_index<kmp_nt_segment>::snap *old;
+  if (__kmp_nt_table.publish(b->seg, (int)k, &old) != 0) {
+    for (size_t i = 0; i < k; i++) {
+      KMP_PT_ADD(fail_arm, b->seg[i]->armed_units *
+                               __kmp_nt_unit_pages(b->seg[i]));
+      __kmp_nt_free_segment(b->seg[i]);
+    }
+    return;
+  }
+  __kmp_pt_set_watched(KMP_PT_NEXTTOUCH, 1);
+  for (size_t i = 0; i < k; i++)
+    nt_protect_segment(b->seg[i], w);
+  // Not before: a reader that found a new segment waits for its units.
+  __kmp_nt_table.release(old);
+}
+
+// Does [a, b) meet one of the exclusions x[nx] (sorted, disjoint)?
+static bool nt_excluded(const kmp_pt_range *x, int nx, uintptr_t a,
+                        uintptr_t b) {
+  int lo = 0, hi = nx;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (x[mid].end <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < nx && x[lo].start < b;
 }
 
 // Arm again the units of a live segment in [start, stop) that are done
@@ -502,10 +709,7 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
       if (j >= nv || v[j].start > a || v[j].end < b || v[j].prot != seg->prot ||
           v[j].stack)
         continue;
-      int excluded = 0;
-      for (int i = 0; i < nx && !excluded; i++)
-        excluded = x[i].start < b && a < x[i].end;
-      if (excluded)
+      if (nt_excluded(x, nx, a, b))
         continue;
       cand[k] = u;
       pages[k++] = (void *)a;
@@ -516,7 +720,10 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
       for (int i = 0; i < k; i++)
         status[i] = KMP_NT_NODE_UNKNOWN;
     unsigned char cow[CHUNK];
-    nt_cow_pages(seg, w, k, cow);
+    memset(cow, 0, k);
+    if (__kmp_nt_mech == kmp_pt_mech_mbind ||
+        seg->shift != __kmp_pt_page_shift)
+      nt_cow_pages(w, k, cow);
     unsigned char st[CHUNK]; // the states of the units once protected
     // Runs of consecutive populated units: state first, then one mprotect.
     for (int i = 0; i < k;) {
@@ -556,7 +763,7 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
       for (int t = busy; t < e; t++) // armed again in the next run
         __kmp_nt_done(seg, cand[t], 1);
       e = busy;
-      if (!nt_protect(seg, run, (e - i) * usz)) {
+      if (!nt_protect(seg, run, (e - i) * usz, w)) {
         for (int t = i; t < e; t++)
           __kmp_nt_done(seg, cand[t], 1);
         KMP_PT_ADD(fail_arm, (e - i) * __kmp_nt_unit_pages(seg));
@@ -584,57 +791,91 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
 // huge.  Otherwise base pages, and the huge pages behind them are split when
 // they are protected (nt_protect).
 static void nt_arm_vma_piece(const kmp_pt_vma *m, uintptr_t at, uintptr_t e,
-                             nt_arming *w) {
+                             nt_arming *w, nt_built *bl) {
   unsigned shift = __kmp_pt_page_shift, hshift = __kmp_pt_thp_shift;
   uintptr_t huge = (uintptr_t)1 << hshift;
   uintptr_t a = (at + huge - 1) & ~(huge - 1), b = e & ~(huge - 1);
   uintptr_t va = (m->start + huge - 1) & ~(huge - 1), vb = m->end & ~(huge - 1);
   if (__kmp_nexttouch_thp && a < b && vb > va && m->thp_bytes >= vb - va) {
     if (at < a)
-      nt_arm_piece(at, a, m->prot, m->shared, w, shift);
-    nt_arm_piece(a, b, m->prot, m->shared, w, hshift);
+      nt_build_piece(m, at, a, w, shift, bl);
+    nt_build_piece(m, a, b, w, hshift, bl);
     if (b < e)
-      nt_arm_piece(b, e, m->prot, m->shared, w, shift);
+      nt_build_piece(m, b, e, w, shift, bl);
     return;
   }
-  nt_arm_piece(at, e, m->prot, m->shared, w, shift);
+  nt_build_piece(m, at, e, w, shift, bl);
 }
 
-// Arm [at, stop) of VMA m minus the exclusions.
+// Arm [at, stop) of VMA m minus the exclusions (sorted, disjoint).
 static void nt_arm_in_vma(const kmp_pt_vma *m, uintptr_t at, uintptr_t stop,
-                          const kmp_pt_range *x, int nx, nt_arming *w) {
-  for (int i = 0; i < nx && at < stop; i++) {
-    if (x[i].end <= at || x[i].start >= stop)
-      continue;
+                          const kmp_pt_range *x, int nx, nt_arming *w,
+                          nt_built *bl) {
+  int lo = 0, hi = nx;
+  while (lo < hi) { // the first exclusion that ends after at
+    int mid = lo + (hi - lo) / 2;
+    if (x[mid].end <= at)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (int i = lo; i < nx && at < stop && x[i].start < stop; i++) {
     if (x[i].start > at)
-      nt_arm_vma_piece(m, at, x[i].start, w);
+      nt_arm_vma_piece(m, at, x[i].start, w, bl);
     uintptr_t skip_end = x[i].end < stop ? x[i].end : stop;
     KMP_PT_ADD(fail_arm, (skip_end - (x[i].start > at ? x[i].start : at)) >>
                              __kmp_pt_page_shift);
     at = skip_end;
   }
   if (at < stop)
-    nt_arm_vma_piece(m, at, stop, w);
+    nt_arm_vma_piece(m, at, stop, w, bl);
+}
+
+// An arming ran out of mappings (each armed range is a VMA of its own, and
+// one more for the gap to the next): said once per process, with the
+// kernel's limit; the rest is counted in fail_arm.
+static void nt_warn_map_limit(kmp_uint64 pages) {
+  static int warned = 0;
+  if (warned)
+    return;
+  warned = 1;
+  char limit[32];
+  int n = __kmp_pt_read_file("/proc/sys/vm/max_map_count", limit, sizeof limit);
+  while (n > 0 && (limit[n - 1] == '\n' || limit[n - 1] == ' '))
+    limit[--n] = 0;
+  char num[32];
+  KMP_SNPRINTF(num, sizeof num, "%llu", (unsigned long long)pages);
+  KMP_WARNING(NextTouchMapLimit, n > 0 ? limit : "?", num);
 }
 
 // Arm the pending ranges, re-validated against the VMAs as they are now: a
 // range unmapped, made read-only or re-mapped since its request is skipped
 // (fail_arm), and so are libomp's stacks and the engine's memory in it.
+// New segments are built first, published at once, then protected.
 void __kmp_nt_arm_pending() {
   kmp_uint64 t0 = __kmp_pt_now_ns();
+  KA_TRACE(10, ("__kmp_nt_arm_pending: %llu ranges, %llu items\n",
+                (unsigned long long)__kmp_nt_requests.nranges,
+                (unsigned long long)__kmp_nt_requests.nitems));
   __kmp_pt_install_handler();
   // Units are CLAIMED by this thread while they are armed: no signal handler
   // of the program may run here meanwhile (its read() of such a unit would
   // wait for this thread).
   sigset_t sigs;
   __kmp_pt_block_async(&sigs);
-  qsort(__kmp_nt_requests.items, __kmp_nt_requests.nitems, sizeof(kmp_pt_range),
-        nt_cmp_range);
+  __kmp_nt_request_sort();
+  size_t nitems = __kmp_nt_requests.nitems;
+  nt_item_reach = (uintptr_t *)__kmp_allocate(sizeof(uintptr_t) * (nitems + 1));
+  for (size_t i = 0; i < nitems; i++)
+    nt_item_reach[i] =
+        i && nt_item_reach[i - 1] > __kmp_nt_requests.items[i].end
+            ? nt_item_reach[i - 1]
+            : __kmp_nt_requests.items[i].end;
   // smaps (AnonHugePages) only if some pending range holds two huge blocks.
   nt_split = nt_thp_possible() && nt_huge_made();
   int want_thp = 0;
   if (__kmp_nexttouch_thp && nt_split)
-    for (int r = 0; r < __kmp_nt_requests.nranges; r++)
+    for (size_t r = 0; r < __kmp_nt_requests.nranges; r++)
       if (__kmp_nt_requests.ranges[r].end - __kmp_nt_requests.ranges[r].start >=
           ((uintptr_t)2 << __kmp_pt_thp_shift))
         want_thp = 1;
@@ -642,20 +883,19 @@ void __kmp_nt_arm_pending() {
   kmp_pt_vma *vmas = __kmp_nt_check_armed(&nvmas, want_thp);
   int nx = 0;
   kmp_pt_range *x = nt_exclusions(&nx, vmas, nvmas);
-  nt_arming w = {(void **)__kmp_allocate(sizeof(void *) * 1024),
-                 (int *)__kmp_allocate(sizeof(int) * 1024), -2};
-  // The live segments by address.  They are disjoint, the pending ranges
-  // are sorted and disjoint, and what this arming makes for a range lies in
-  // it: one walk through ranges, segments and VMAs together.
-  int nlive = 0, j = 0, vi = 0;
-  kmp_nt_segment **live = (kmp_nt_segment **)__kmp_allocate(
-      sizeof(kmp_nt_segment *) * (__kmp_nt_table.hwm + 1));
-  for (int i = 0; i < __kmp_nt_table.hwm; i++)
-    if (__kmp_nt_table.slot[i])
-      live[nlive++] = __kmp_nt_table.slot[i];
-  qsort(live, nlive, sizeof(*live), nt_cmp_segment);
+  nt_arming w;
+  memset(&w, 0, sizeof w);
+  w.pages = (void **)__kmp_allocate(sizeof(void *) * 1024);
+  w.status = (int *)__kmp_allocate(sizeof(int) * 1024);
+  w.pagemap = -2;
+  w.last_block = 1; // no block
+  nt_built built = {NULL, 0, 0, 0};
+  // The live segments are sorted and disjoint (the index), the pending
+  // ranges too, and what this arming makes for a range lies in it: one walk
+  // through ranges, segments and VMAs together.
+  int nlive = __kmp_nt_table.size(), j = 0, vi = 0;
   __kmp_nt_table.bump();
-  for (int r = 0; r < __kmp_nt_requests.nranges; r++) {
+  for (size_t r = 0; r < __kmp_nt_requests.nranges; r++) {
     // Only whole requested pages: a page the program shares with bytes it
     // did not request (a neighbour variable, a stdio buffer, a string it
     // hands to the kernel) stays accessible.
@@ -666,17 +906,17 @@ void __kmp_nt_arm_pending() {
     // Pages of a live segment are armed again inside it (those touched
     // since, or dropped as stale); pages still armed stay as they are.
     while (start < end) {
-      while (j < nlive && live[j]->end <= start)
+      while (j < nlive && __kmp_nt_table.at(j)->end <= start)
         j++;
       while (vi < nvmas && vmas[vi].end <= start)
         vi++;
       uintptr_t stop = end;
       kmp_nt_segment *in = NULL;
-      if (j < nlive && live[j]->base <= start) {
-        in = live[j];
+      if (j < nlive && __kmp_nt_table.at(j)->base <= start) {
+        in = __kmp_nt_table.at(j);
         stop = in->end < stop ? in->end : stop;
-      } else if (j < nlive && live[j]->base < stop) {
-        stop = live[j]->base;
+      } else if (j < nlive && __kmp_nt_table.at(j)->base < stop) {
+        stop = __kmp_nt_table.at(j)->base;
       }
       if (in) {
         nt_rearm(in, start, stop, vmas, nvmas, x, nx, &w);
@@ -697,7 +937,7 @@ void __kmp_nt_arm_pending() {
           if ((vmas[i].prot & (PROT_READ | PROT_WRITE)) ==
                   (PROT_READ | PROT_WRITE) &&
               !(vmas[i].prot & PROT_EXEC) && !vmas[i].stack)
-            nt_arm_in_vma(&vmas[i], at, e, x, nx, &w);
+            nt_arm_in_vma(&vmas[i], at, e, x, nx, &w, &built);
           else
             KMP_PT_ADD(fail_arm, (e - at) >> __kmp_pt_page_shift);
           at = e;
@@ -708,9 +948,15 @@ void __kmp_nt_arm_pending() {
       start = stop;
     }
   }
+  nt_arm_built(&built, &w);
+  KA_TRACE(10, ("__kmp_nt_arm_pending: %llu new segments, %d live before\n",
+                (unsigned long long)built.n, nlive));
+  if (built.seg)
+    __kmp_pt_private_free(built.seg, built.map_bytes);
   __kmp_nt_request_clear();
   KMP_PT_ADD(arms, 1);
-  __kmp_free(live);
+  __kmp_free(nt_item_reach);
+  nt_item_reach = NULL;
   __kmp_free(w.pages);
   __kmp_free(w.status);
   if (w.pagemap >= 0)
@@ -720,6 +966,8 @@ void __kmp_nt_arm_pending() {
     __kmp_pt_free_maps(vmas);
   __kmp_pt_real_sigmask(SIG_SETMASK, &sigs, NULL);
   KMP_PT_ADD(arm_ns, __kmp_pt_now_ns() - t0);
+  if (w.map_limit)
+    nt_warn_map_limit(w.map_limit);
 }
 
 #endif // KMP_PAGETRAP_SUPPORTED

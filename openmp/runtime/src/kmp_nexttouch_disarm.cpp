@@ -61,30 +61,25 @@ kmp_uint64 __kmp_nt_disarm_units(kmp_nt_segment *seg, size_t lo, size_t hi) {
 }
 
 // The segments that have nothing armed left (touched or disarmed) are
-// freed, so the table does not fill up in long runs.
+// freed, so the index does not grow in long runs.  Nothing to do unless a
+// segment was emptied since the last sweep (__kmp_nt_emptied).
 void __kmp_nt_sweep() {
-  kmp_nt_segment **gone = NULL;
-  int ngone = 0, remaining = 0;
-  for (int i = 0; i < __kmp_nt_table.hwm; i++) {
-    kmp_nt_segment *s = __kmp_nt_table.slot[i];
-    if (!s)
-      continue;
-    if (__atomic_load_n(&s->armed_units, __ATOMIC_ACQUIRE)) {
-      remaining++;
-      continue;
-    }
-    if (!gone)
-      gone = (kmp_nt_segment **)__kmp_allocate(sizeof(*gone) *
-                                               KMP_NT_MAX_SEGMENTS);
-    __kmp_nt_table.unpublish(i);
-    gone[ngone++] = s;
-  }
-  if (ngone) {
-    __kmp_nt_table.retire();
-    for (int j = 0; j < ngone; j++)
-      __kmp_nt_free_segment(gone[j]);
-    __kmp_free(gone);
-  }
+  static kmp_uint64 seen = 0;
+  kmp_uint64 emptied = __atomic_load_n(&__kmp_nt_emptied, __ATOMIC_ACQUIRE);
+  if (emptied == seen && __kmp_nt_table.size())
+    return;
+  seen = emptied;
+  int remaining = 0;
+  if (__kmp_nt_table.update(
+          NULL, 0,
+          [&](kmp_nt_segment *s) {
+            int keep = __atomic_load_n(&s->armed_units, __ATOMIC_ACQUIRE) != 0;
+            remaining += keep;
+            return keep;
+          },
+          [](kmp_nt_segment *s) { __kmp_nt_free_segment(s); }) != 0)
+    return; // no memory for the smaller index: the next sweep tries again
+  KA_TRACE(20, ("__kmp_nt_sweep: %d segments left\n", remaining));
   if (!remaining)
     __kmp_pt_set_watched(KMP_PT_NEXTTOUCH, 0);
 }
@@ -95,10 +90,9 @@ void __kmp_nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
   int all = start == 0 && end == 0;
   if (expired) { // anything to do?  Most joins have nothing.
     int any = 0;
-    for (int i = 0; i < __kmp_nt_table.hwm && !any; i++)
-      any = __kmp_nt_table.slot[i] &&
-            __kmp_nt_forks - __kmp_nt_table.slot[i]->armed_at >=
-                (kmp_uint64)__kmp_nexttouch_lifetime;
+    for (int i = 0; i < __kmp_nt_table.size() && !any; i++)
+      any = __kmp_nt_forks - __kmp_nt_table.at(i)->armed_at >=
+            (kmp_uint64)__kmp_nexttouch_lifetime;
     if (!any)
       return __kmp_nt_sweep();
   }
@@ -111,10 +105,13 @@ void __kmp_nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
   kmp_pt_vma *vmas = __kmp_nt_check_armed(&nvmas, 0);
   if (vmas)
     __kmp_pt_free_maps(vmas);
-  for (int i = 0; i < __kmp_nt_table.hwm; i++) {
-    kmp_nt_segment *s = __kmp_nt_table.slot[i];
-    if (!s)
-      continue;
+  int i0 = all || expired
+               ? 0
+               : kmp_pt_index<kmp_nt_segment>::lower(__kmp_nt_table.get(), start);
+  for (int i = i0; i < __kmp_nt_table.size(); i++) {
+    kmp_nt_segment *s = __kmp_nt_table.at(i);
+    if (!all && !expired && s->base >= end)
+      break;
     if (expired) {
       if (__kmp_nt_forks - s->armed_at < (kmp_uint64)__kmp_nexttouch_lifetime)
         continue;

@@ -40,7 +40,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-kmp_pt_table<kmp_nt_segment, KMP_NT_MAX_SEGMENTS> __kmp_nt_table;
+kmp_pt_index<kmp_nt_segment> __kmp_nt_table;
+volatile kmp_uint64 __kmp_nt_emptied;
 
 // Initial-exec TLS: an access is one %fs-relative load, never
 // __tls_get_addr (whose DTV lives in the heap, which a request may arm).
@@ -383,11 +384,10 @@ static int nt_open_moved(uintptr_t page) {
   if (!__kmp_nt_mark || !__kmp_nt_marked(page) || __kmp_pt_readable(page) ||
       !__kmp_pt_none_vma(page, &lo, &hi))
     return 0;
-  int hwm = __kmp_nt_table.size();
-  for (int i = 0; i < hwm; i++) {
-    kmp_nt_segment *s = __kmp_nt_table.at(i);
-    if (!s || s->end <= lo || s->base >= hi)
-      continue;
+  const kmp_pt_index<kmp_nt_segment>::snap *segs = __kmp_nt_table.get();
+  for (int i = kmp_pt_index<kmp_nt_segment>::lower(segs, lo);
+       segs && i < segs->n && segs->e[i]->base < hi; i++) {
+    kmp_nt_segment *s = segs->e[i];
     uintptr_t usz = (uintptr_t)1 << s->shift;
     uintptr_t a = s->base > lo ? s->base : lo, b = s->end < hi ? s->end : hi;
     size_t u1 = (b - s->base + usz - 1) >> s->shift;
@@ -426,15 +426,8 @@ int __kmp_nt_fault(uintptr_t addr, void *uc) {
   nt_tls_last_gen = gen;
 
   __kmp_nt_table.enter();
-  kmp_nt_segment *seg = NULL;
-  int hwm = __kmp_nt_table.size();
-  for (int i = 0; i < hwm; i++) {
-    kmp_nt_segment *s = __kmp_nt_table.at(i);
-    if (s && addr >= s->base && addr < s->end) {
-      seg = s;
-      break;
-    }
-  }
+  kmp_nt_segment *seg =
+      kmp_pt_index<kmp_nt_segment>::find(__kmp_nt_table.get(), addr);
   if (!seg) {
     int moved = nt_open_moved(page);
     __kmp_nt_table.leave();

@@ -39,10 +39,8 @@ void __kmp_nt_atfork(int phase) {
     __kmp_release_bootstrap_lock(&__kmp_nt_lock);
     return;
   }
-  for (int i = 0; i < __kmp_nt_table.hwm; i++) {
-    kmp_nt_segment *s = __kmp_nt_table.slot[i];
-    if (!s)
-      continue;
+  for (int i = 0; i < __kmp_nt_table.size(); i++) {
+    kmp_nt_segment *s = __kmp_nt_table.at(i);
     for (size_t u = 0; u < s->nunits; u++)
       if (s->state[u] == KMP_NT_CLAIMED) {
         __kmp_nt_restore(s, u, 1, 0);
@@ -62,6 +60,8 @@ void __kmp_nt_cleanup() {
   __kmp_nt_request_clear();
   if (__kmp_nt_armed())
     __kmp_nt_disarm_range(0, 0, 0);
+  __kmp_nt_check_reset();
+  __kmp_nt_free_arenas();
   __kmp_release_bootstrap_lock(&__kmp_nt_lock);
 }
 

@@ -355,7 +355,8 @@ void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n, int unmarked) {
 void __kmp_nt_done(kmp_nt_segment *seg, size_t u, size_t n) {
   for (size_t i = 0; i < n; i++)
     __atomic_store_n(&seg->state[u + i], KMP_NT_DONE, __ATOMIC_RELEASE);
-  __atomic_fetch_sub(&seg->armed_units, n, __ATOMIC_RELEASE);
+  if (__atomic_sub_fetch(&seg->armed_units, n, __ATOMIC_ACQ_REL) == 0)
+    __atomic_fetch_add(&__kmp_nt_emptied, 1, __ATOMIC_RELEASE);
 }
 
 #endif // KMP_PAGETRAP_SUPPORTED

@@ -53,6 +53,8 @@ const kmp_pt_engine *volatile __kmp_pt_engines[KMP_PT_NUM_ENGINES];
 volatile int __kmp_pt_watch = 0;
 volatile int __kmp_pt_file_engines = 0;
 volatile int __kmp_pt_file_watch = 0;
+volatile kmp_uint64 __kmp_pt_maps_gen = 0;
+volatile int __kmp_pt_maps_watched = 0;
 
 void __kmp_pt_register(int id, const kmp_pt_engine *e) {
   if (e->forced_write || e->file_write)
@@ -229,27 +231,28 @@ int __kmp_pt_yield(int self, uintptr_t a, uintptr_t e) {
 }
 
 int __kmp_pt_private_ranges(int self, kmp_pt_range **out) {
-  int max = 1;
-  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
-    const kmp_pt_engine *en = pt_engine(id);
-    if (id != self && en && en->private_ranges)
-      max += en->max_private;
+  // Room for a guess, then for what the engines said they have (their
+  // tables may grow between the two calls: asked again until it fits).
+  int max = 64;
+  for (;;) {
+    kmp_pt_range *r = (kmp_pt_range *)KMP_INTERNAL_MALLOC(sizeof(*r) * max);
+    if (!r)
+      KMP_FATAL(MemoryAllocFailed);
+    int k = 0;
+    if (__kmp_pt_private_table(&r[k].start, &r[k].end))
+      k++;
+    for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
+      const kmp_pt_engine *en = pt_engine(id);
+      if (id != self && en && en->private_ranges)
+        k += en->private_ranges(r + (k < max ? k : max), k < max ? max - k : 0);
+    }
+    if (k <= max) {
+      *out = r;
+      return k;
+    }
+    KMP_INTERNAL_FREE(r);
+    max = 2 * k;
   }
-  // Room for every engine's largest table, of which a few entries are used:
-  // not cleared, so that the pages never written are never faulted in.
-  kmp_pt_range *r = (kmp_pt_range *)KMP_INTERNAL_MALLOC(sizeof(*r) * max);
-  if (!r)
-    KMP_FATAL(MemoryAllocFailed);
-  int k = 0;
-  if (__kmp_pt_private_table(&r[k].start, &r[k].end))
-    k++;
-  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
-    const kmp_pt_engine *en = pt_engine(id);
-    if (id != self && en && en->private_ranges)
-      k += en->private_ranges(r + k, max - k);
-  }
-  *out = r;
-  return k;
 }
 
 #endif // KMP_PAGETRAP_SUPPORTED

@@ -54,6 +54,7 @@
 #if KMP_OS_LINUX
 #define KMP_PAGETRAP_SUPPORTED 1
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #else
 #define KMP_PAGETRAP_SUPPORTED 0
@@ -245,6 +246,181 @@ template <typename T, int N> struct kmp_pt_table {
   void atfork_child() { readers = 0; }
 };
 
+// Memory the fault path reads gets mappings of its own: heap memory could
+// share a page with a program's range and be protected
+// (kmp_pagetrap_sys.cpp; async-signal-safe).
+void *__kmp_pt_private_alloc(size_t bytes);
+void __kmp_pt_private_free(void *p, size_t bytes);
+
+// An index the fault path reads without locks, for any number of disjoint
+// address ranges (T has `base` and `end`): an array of entries sorted by
+// address, in a private mapping of its own, that the owner replaces as a
+// whole (read-copy-update) under its lock.  A reader enter()s, loads the
+// array once (get()), looks up by binary search, and leave()s after its last
+// use of an entry.  The owner builds the next array (update()), which
+// publishes it with a release store, and frees the last one once no reader
+// is inside; entries it dropped from the array are freed after that too.
+template <typename T> struct kmp_pt_index {
+  struct snap {
+    size_t map_bytes; // of its private mapping
+    int n;
+    T *e[1]; // n of them, sorted by base, disjoint
+  };
+  snap *volatile cur;
+  volatile int readers; // inside the index now
+  volatile kmp_uint64 gen = 1; // bumped whenever protections change
+
+  void enter() { __atomic_fetch_add(&readers, 1, __ATOMIC_SEQ_CST); }
+  void leave() { __atomic_fetch_sub(&readers, 1, __ATOMIC_SEQ_CST); }
+  const snap *get() const { return __atomic_load_n(&cur, __ATOMIC_ACQUIRE); }
+  kmp_uint64 generation() const {
+    return __atomic_load_n(&gen, __ATOMIC_ACQUIRE);
+  }
+  void bump() { __atomic_fetch_add(&gen, 1, __ATOMIC_ACQ_REL); }
+
+  // The first entry of s that ends after a (s->n if none).
+  static int lower(const snap *s, uintptr_t a) {
+    int lo = 0, hi = s ? s->n : 0;
+    while (lo < hi) {
+      int mid = lo + (hi - lo) / 2;
+      if (s->e[mid]->end <= a)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo;
+  }
+  // The entry of s that holds a, or NULL.
+  static T *find(const snap *s, uintptr_t a) {
+    int i = lower(s, a);
+    return s && i < s->n && s->e[i]->base <= a ? s->e[i] : NULL;
+  }
+  // f(entry) for each entry of s that meets [a, e), in address order.
+  template <typename F> static void each(const snap *s, uintptr_t a,
+                                         uintptr_t e, F f) {
+    for (int i = lower(s, a); s && i < s->n && s->e[i]->base < e; i++)
+      f(s->e[i]);
+  }
+
+  // Under the owner's lock.  The entries now.
+  int size() const { return cur ? cur->n : 0; }
+  T *at(int i) const { return cur->e[i]; }
+  // The next array: the entries now for which keep(entry) holds, and the
+  // nadd entries of add (sorted, disjoint from those kept).  Published at
+  // once; the last array is freed once no reader is inside.  0, or ENOMEM
+  // (nothing changed).  gone(entry) is called for each entry dropped, once
+  // no reader can see it any more.
+  template <typename Keep, typename Gone>
+  int update(T *const *add, int nadd, Keep keep, Gone gone) {
+    snap *old = cur;
+    int n = old ? old->n : 0, nkept = 0;
+    // keep() is asked once per entry: its answer may change meanwhile.
+    char *kept = n ? (char *)KMP_INTERNAL_MALLOC(n) : NULL;
+    if (n && !kept)
+      return ENOMEM;
+    for (int i = 0; i < n; i++)
+      nkept += kept[i] = keep(old->e[i]) ? 1 : 0;
+    if (!nadd && nkept == n) {
+      KMP_INTERNAL_FREE(kept);
+      return 0;
+    }
+    snap *s = NULL;
+    if (nkept + nadd) {
+      size_t bytes = offsetof(snap, e) + sizeof(T *) * (nkept + nadd);
+      size_t pg = (size_t)__kmp_pt_page;
+      bytes = (bytes + pg - 1) & ~(pg - 1);
+      s = (snap *)__kmp_pt_private_alloc(bytes);
+      if (!s) {
+        KMP_INTERNAL_FREE(kept);
+        return ENOMEM;
+      }
+      s->map_bytes = bytes;
+      int i = 0, j = 0, k = 0;
+      while (i < n || j < nadd) {
+        if (i < n && !kept[i]) {
+          i++;
+          continue;
+        }
+        if (j >= nadd || (i < n && old->e[i]->base < add[j]->base))
+          s->e[k++] = old->e[i++];
+        else
+          s->e[k++] = add[j++];
+      }
+      s->n = k;
+      KMP_DEBUG_ASSERT(k == nkept + nadd);
+    }
+    __atomic_store_n(&cur, s, __ATOMIC_RELEASE);
+    if (old) {
+      retire();
+      for (int i = 0; i < n; i++)
+        if (!kept[i])
+          gone(old->e[i]);
+      __kmp_pt_private_free(old, old->map_bytes);
+    }
+    KMP_INTERNAL_FREE(kept);
+    return 0;
+  }
+  // Add the nadd entries of add (sorted, disjoint from the others) without
+  // waiting for readers: *old receives the last array, for release() once
+  // the owner can wait for them (a reader may wait for what the owner does
+  // next with the new entries).  0, or ENOMEM (nothing changed).
+  int publish(T *const *add, int nadd, snap **old) {
+    *old = NULL;
+    snap *last = cur;
+    int n = last ? last->n : 0;
+    size_t pg = (size_t)__kmp_pt_page;
+    size_t bytes = offsetof(snap, e) + sizeof(T *) * (n + nadd);
+    bytes = (bytes + pg - 1) & ~(pg - 1);
+    snap *s = (snap *)__kmp_pt_private_alloc(bytes);
+    if (!s)
+      return ENOMEM;
+    s->map_bytes = bytes;
+    int i = 0, j = 0, k = 0;
+    while (i < n || j < nadd)
+      s->e[k++] = j >= nadd || (i < n && last->e[i]->base < add[j]->base)
+                      ? last->e[i++]
+                      : add[j++];
+    s->n = k;
+    __atomic_store_n(&cur, s, __ATOMIC_RELEASE);
+    *old = last;
+    return 0;
+  }
+  void release(snap *old) {
+    if (!old)
+      return;
+    retire();
+    __kmp_pt_private_free(old, old->map_bytes);
+  }
+  // A reader that loaded an array or an entry before may still use it:
+  // wait until none is inside.
+  void retire() {
+    bump();
+    while (__atomic_load_n(&readers, __ATOMIC_SEQ_CST))
+      KMP_CPU_PAUSE();
+  }
+  // The private mapping of the array, if any.
+  int range(kmp_pt_range *out) const {
+    if (!cur)
+      return 0;
+    *out = {(uintptr_t)cur, (uintptr_t)cur + cur->map_bytes};
+    return 1;
+  }
+  // fork(2), in the child: the readers were other threads.
+  void atfork_child() { readers = 0; }
+};
+
+// Bumped after every mapping change libomp sees while somebody keeps a copy
+// of the process's mappings (__kmp_pt_maps_watched): the program's calls
+// through the wrappers of kmp_pagetrap_mm.cpp, the runtime's private
+// mappings.  A copy read at one value still shows what libomp can see.
+// Lock-free, async-signal-safe.
+extern volatile kmp_uint64 __kmp_pt_maps_gen;
+extern volatile int __kmp_pt_maps_watched;
+static inline void __kmp_pt_maps_changed() {
+  if (__atomic_load_n(&__kmp_pt_maps_watched, __ATOMIC_ACQUIRE))
+    __atomic_fetch_add(&__kmp_pt_maps_gen, 1, __ATOMIC_ACQ_REL);
+}
+
 // ---------------------------------------------------------------------------
 // The engines and their hooks (kmp_pagetrap.cpp)
 
@@ -285,9 +461,9 @@ struct kmp_pt_engine {
   // up what it holds there, or EBUSY.
   int (*yield)(uintptr_t a, uintptr_t e);
   // [not in a signal handler] The engine's own mappings, which no engine may
-  // protect: at most max ranges in out; their number.
+  // protect: at most max ranges in out; their number, which may be more
+  // (then the layer asks again with room for them).
   int (*private_ranges)(kmp_pt_range *out, int max);
-  int max_private;
   // fork(2): 0 prepare (take the engine's locks), 1 parent, 2 child.
   void (*atfork)(int phase);
   // Shutdown, while no region runs: everything given back.
@@ -341,10 +517,7 @@ int __kmp_pt_private_ranges(int self, kmp_pt_range **out);
 // ---------------------------------------------------------------------------
 // System calls and memory of its own (kmp_pagetrap_sys.cpp; async-signal-safe)
 
-// Memory the fault path reads gets mappings of its own: heap memory could
-// share a page with a program's range and be protected.
-void *__kmp_pt_private_alloc(size_t bytes);
-void __kmp_pt_private_free(void *p, size_t bytes);
+// (__kmp_pt_private_alloc and __kmp_pt_private_free: above.)
 // Replace the private mapping [p, p+bytes) by an inaccessible reservation
 // without memory: the addresses stay the engine's (a fault there is its),
 // the pages are freed.  Free it with __kmp_pt_private_free.

@@ -75,6 +75,16 @@ static int pt_mm_advice_discards(int advice) {
   }
 }
 
+// After a call that may have changed a mapping under a copy of the
+// process's mappings (__kmp_pt_maps_gen): `call` is made as a tail call
+// while nobody keeps one.
+#define KMP_PT_MM_CALL(ret, call)                                              \
+  if (!__atomic_load_n(&__kmp_pt_maps_watched, __ATOMIC_ACQUIRE))              \
+    return call;                                                               \
+  ret r = call;                                                                \
+  __kmp_pt_maps_changed();                                                     \
+  return r;
+
 #define KMP_PT_MM_NEXT(ret, name, params)                                      \
   typedef ret(*fn_t) params;                                                   \
   KMP_PT_NEXT(fn_t, #name, static_cast<ret>(-1))
@@ -82,13 +92,13 @@ static int pt_mm_advice_discards(int advice) {
 extern "C" int mprotect(void *p, size_t len, int prot) {
   KMP_PT_MM_NEXT(int, mprotect, (void *, size_t, int))
   pt_mm_take_back(p, len);
-  return f(p, len, prot);
+  KMP_PT_MM_CALL(int, f(p, len, prot))
 }
 
 extern "C" int munmap(void *p, size_t len) {
   KMP_PT_MM_NEXT(int, munmap, (void *, size_t))
   pt_mm_take_back(p, len);
-  return f(p, len);
+  KMP_PT_MM_CALL(int, f(p, len))
 }
 
 extern "C" int madvise(void *p, size_t len, int advice) {
@@ -104,9 +114,10 @@ extern "C" int madvise(void *p, size_t len, int advice) {
                         off_type off) {                                        \
     typedef void *(*fn_t)(void *, size_t, int, int, int, off_type);            \
     KMP_PT_NEXT(fn_t, #name, MAP_FAILED)                                       \
-    if (flags & MAP_FIXED)                                                     \
-      pt_mm_take_back(p, len);                                                 \
-    return f(p, len, prot, flags, fd, off);                                    \
+    if (!(flags & MAP_FIXED))                                                  \
+      return f(p, len, prot, flags, fd, off);                                  \
+    pt_mm_take_back(p, len);                                                   \
+    KMP_PT_MM_CALL(void *, f(p, len, prot, flags, fd, off))                    \
   }
 KMP_PT_MMAP(mmap, off_t)
 KMP_PT_MMAP(mmap64, off64_t)
@@ -123,8 +134,9 @@ extern "C" void *mremap(void *old, size_t old_len, size_t len, int flags, ...) {
     pt_mm_take_back(to, len);
   }
   pt_mm_take_back(old, old_len);
-  return (flags & MREMAP_FIXED) ? f(old, old_len, len, flags, to)
-                                : f(old, old_len, len, flags);
+  KMP_PT_MM_CALL(void *, (flags & MREMAP_FIXED)
+                             ? f(old, old_len, len, flags, to)
+                             : f(old, old_len, len, flags))
 }
 
 #endif // KMP_PAGETRAP_SUPPORTED

@@ -71,6 +71,7 @@ void *__kmp_pt_private_alloc(size_t bytes) {
 // through the wrapper of kmp_pagetrap_mm.cpp.
 void __kmp_pt_private_free(void *p, size_t bytes) {
   syscall(SYS_munmap, p, bytes);
+  __kmp_pt_maps_changed();
 }
 
 void __kmp_pt_private_retire(void *p, size_t bytes) {
@@ -78,6 +79,7 @@ void __kmp_pt_private_retire(void *p, size_t bytes) {
           (unsigned long)(MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
                           MAP_NORESERVE),
           -1L, 0L);
+  __kmp_pt_maps_changed();
 }
 
 // process_vm_readv() on ourselves asks the kernel, without faulting.

@@ -669,22 +669,27 @@ static int ro_buffer(uintptr_t a, uintptr_t e, int into) {
 static int ro_private_ranges(kmp_pt_range *out, int max) {
   int k = 0;
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
-  if (__kmp_ro_graves && k < max) {
+  // Counts what does not fit: the layer asks again with room for it.
+  auto add = [&](uintptr_t lo, uintptr_t hi) {
+    if (k < max)
+      out[k] = {lo, hi};
+    k++;
+  };
+  if (__kmp_ro_graves) {
     size_t pg = (size_t)__kmp_pt_page;
-    out[k++] = {(uintptr_t)__kmp_ro_graves,
-                (uintptr_t)__kmp_ro_graves +
-                    ((sizeof(kmp_ro_grave) * KMP_RO_GRAVES + pg - 1) & ~(pg - 1))};
+    add((uintptr_t)__kmp_ro_graves,
+        (uintptr_t)__kmp_ro_graves +
+            ((sizeof(kmp_ro_grave) * KMP_RO_GRAVES + pg - 1) & ~(pg - 1)));
   }
   for (int i = 0; i < __kmp_ro_table.hwm; i++) {
     kmp_ro_item *it = __kmp_ro_table.slot[i];
     if (!it)
       continue;
-    if (k < max)
-      out[k++] = {(uintptr_t)it, (uintptr_t)it + it->alloc_bytes};
-    for (int n = 0; n < KMP_RO_MAX_NODES && k < max; n++)
+    add((uintptr_t)it, (uintptr_t)it + it->alloc_bytes);
+    for (int n = 0; n < KMP_RO_MAX_NODES; n++)
       if (it->rep[n].map)
-        out[k++] = {(uintptr_t)it->rep[n].dirty,
-                    (uintptr_t)it->rep[n].dirty + it->rep[n].map_bytes};
+        add((uintptr_t)it->rep[n].dirty,
+            (uintptr_t)it->rep[n].dirty + it->rep[n].map_bytes);
   }
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
   return k;
@@ -713,7 +718,6 @@ static const kmp_pt_engine ro_engine = {
     __kmp_ro_mapping_change,
     ro_yield,
     ro_private_ranges,
-    KMP_RO_MAX_ITEMS * (1 + KMP_RO_MAX_NODES) + 1,
     ro_atfork,
     ro_cleanup,
 };
