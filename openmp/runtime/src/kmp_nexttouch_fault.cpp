@@ -333,6 +333,30 @@ static size_t nt_part_end(const kmp_nt_segment *seg, size_t first,
   return seg->nunits;
 }
 
+// A small item -- at most NT_SMALL_ITEM_PAGES pages, all of them in seg --
+// is taken whole from the fault to its end: programs that hold their data
+// in many small allocations (the blocks of a block-structured mesh, the
+// rows of a sparse matrix, one array per cell) give each to one thread, and
+// for the few pages of one the partition of the team matters less than a
+// fault per page.  The end (a unit, exclusive), or 0 for an item that is
+// not small.
+#define NT_SMALL_ITEM_PAGES 16
+static size_t nt_small_item_end(const kmp_nt_segment *seg, size_t u,
+                                const kmp_pt_range &it) {
+  uintptr_t usz = (uintptr_t)1 << seg->shift, pg = (uintptr_t)__kmp_pt_page;
+  if (it.end <= it.start ||
+      it.end - it.start > ((uintptr_t)NT_SMALL_ITEM_PAGES << __kmp_pt_page_shift)
+      || it.start + pg < seg->base || it.end > seg->end + pg)
+    return 0; // large, or partly in another segment
+  uintptr_t re = it.end < seg->end ? it.end : seg->end;
+  size_t ue = (size_t)((re - seg->base + usz - 1) >> seg->shift);
+  if (ue > seg->nunits)
+    ue = seg->nunits;
+  if (ue > u + KMP_NEXTTOUCH_MAX_WINDOW)
+    ue = u + KMP_NEXTTOUCH_MAX_WINDOW;
+  return ue > u ? ue : 0;
+}
+
 // Where a batch of up to wu units from unit u of seg must end (exclusive).
 // Taking pages ahead of the fault is right only for pages the same thread
 // would touch first, so a batch stays inside the requested item `it` that
@@ -470,29 +494,34 @@ int __kmp_nt_fault(uintptr_t addr, void *uc) {
       uintptr_t usz = (uintptr_t)1 << seg->shift;
       kmp_pt_range it;
       int shared = nt_item_of(seg, seg->base + u * usz, usz, &it) > 1;
-      int w;
+      int w = 1;
       nt_stream *st = NULL;
-      if (__kmp_nexttouch_window)
-        w = __kmp_nexttouch_window;
-      else
-        st = nt_stream_for(seg, u, it, gen, &w);
-      size_t part_end = nt_part_end(seg, st ? st->first : u, it);
-      if (st && u >= part_end) {
-        // The stream went on past its part (a thread whose loop is not
-        // split like the item, or a stencil reading its neighbour's first
-        // row): it starts over here, from a window of one page (or the
-        // largest, where its own part starts in a block-scheduled loop).
-        st->first = u;
-        st->part_start = nt_own_part_start(seg, u, it);
-        w = nt_first_window(st->part_start);
-        part_end = nt_part_end(seg, u, it);
+      size_t lim = shared || __kmp_nexttouch_window
+                       ? 0
+                       : nt_small_item_end(seg, u, it);
+      if (!lim) {
+        if (__kmp_nexttouch_window)
+          w = __kmp_nexttouch_window;
+        else
+          st = nt_stream_for(seg, u, it, gen, &w);
+        size_t part_end = nt_part_end(seg, st ? st->first : u, it);
+        if (st && u >= part_end) {
+          // The stream went on past its part (a thread whose loop is not
+          // split like the item, or a stencil reading its neighbour's first
+          // row): it starts over here, from a window of one page (or the
+          // largest, where its own part starts in a block-scheduled loop).
+          st->first = u;
+          st->part_start = nt_own_part_start(seg, u, it);
+          w = nt_first_window(st->part_start);
+          part_end = nt_part_end(seg, u, it);
+        }
+        size_t wu = (size_t)(w + unit_pages - 1) / unit_pages;
+        if (wu > KMP_NEXTTOUCH_MAX_WINDOW)
+          wu = KMP_NEXTTOUCH_MAX_WINDOW;
+        lim = nt_batch_limit(seg, u, wu, part_end, it, shared);
+        if (st && st->stop > u && st->stop < lim)
+          lim = st->stop;
       }
-      size_t wu = (size_t)(w + unit_pages - 1) / unit_pages;
-      if (wu > KMP_NEXTTOUCH_MAX_WINDOW)
-        wu = KMP_NEXTTOUCH_MAX_WINDOW;
-      size_t lim = nt_batch_limit(seg, u, wu, part_end, it, shared);
-      if (st && st->stop > u && st->stop < lim)
-        lim = st->stop;
       size_t n = 1;
       while (u + n < lim) {
         unsigned char t = __atomic_load_n(&seg->state[u + n], __ATOMIC_ACQUIRE);
