@@ -17,7 +17,8 @@
 // One line per run:
 //   AR_RUN where= nodes= threads= how= ranges= pages= rep= request_us=
 //          arm_us= mprotect_us= fault_us= disarm_us= region_us= armed=
-//          fail_arm= faults= batches= migrated= already_local= ok=yes|no
+//          fail_arm= faults= batches= migrated= already_local= placed=
+//          ok=yes|no
 // request_us: the request (one call, or N); arm_us, fault_us, disarm_us:
 // the engine's timers (arm_ns at the fork, fault_ns summed over the threads,
 // disarm_ns); region_us: the region's wall time (fork, arming, loop,
@@ -25,7 +26,9 @@
 // limit of mappings, vm.max_map_count, the rest count in fail_arm and stay
 // where they are; each range and each gap is a mapping once armed). ok:
 // every page was counted armed or fail_arm, every armed page was handled by
-// its touch, and every page holds its value. pages: a number, or LO-HI for
+// its touch, and every page holds its value. placed: the share of the pages
+// that are on the node of the thread that touched them (move_pages(2) asked
+// after the region; "-" on one node). pages: a number, or LO-HI for
 // sizes drawn at random (seeded) between the two, the same in every run.
 //
 // Natively (one node) it needs KMP_NEXTTOUCH_FORCE=1, or nothing is armed.
@@ -37,6 +40,8 @@
 //        [pages per range (1, or LO-HI)]
 #define _GNU_SOURCE
 #include <numa.h>
+#include <numaif.h>
+#include <sched.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,9 +131,18 @@ static int run(long n, int rep, long pg, int nodes, int api) {
     bad = __kmpc_nexttouch(&loc, gtid, (int)n, rg) != 0;
   double t1 = now_us();
   free(rg);
-#pragma omp parallel for schedule(static)
-  for (long p = 0; p < total; p++)
-    m[at[p]] += 1;
+  unsigned char *who = malloc(total); // the node of each page's toucher
+  if (!who)
+    return perror("malloc"), 2;
+#pragma omp parallel
+  {
+    int cpu = sched_getcpu(), nd = cpu < 0 ? 0 : numa_node_of_cpu(cpu);
+#pragma omp for schedule(static)
+    for (long p = 0; p < total; p++) {
+      m[at[p]] += 1;
+      who[p] = (unsigned char)(nd < 0 ? 0 : nd);
+    }
+  }
   double t2 = now_us();
   kmp_nexttouch_counters_t c;
   memset(&c, 0, sizeof c);
@@ -138,6 +152,23 @@ static int run(long n, int rep, long pg, int nodes, int api) {
            c.pages_migrated + c.pages_already_local == c.pages_armed;
   for (long p = 0; p < total && ok; p++)
     ok = m[at[p]] == 2;
+  char placed[16] = "-";
+  if (nodes > 1) {
+    enum { Q = 1024 };
+    void *q[Q];
+    int st[Q];
+    long on = 0;
+    for (long p = 0; p < total; p += Q) {
+      int k = total - p < Q ? (int)(total - p) : Q;
+      for (int i = 0; i < k; i++)
+        q[i] = m + at[p + i];
+      if (move_pages(0, k, q, NULL, st, 0) == 0)
+        for (int i = 0; i < k; i++)
+          on += st[i] == who[p + i];
+    }
+    snprintf(placed, sizeof placed, "%.4f", (double)on / total);
+  }
+  free(who);
   free(at);
   char pages[48];
   if (lo_pages == hi_pages)
@@ -148,7 +179,7 @@ static int run(long n, int rep, long pg, int nodes, int api) {
          "total_pages=%ld rep=%d request_us=%.1f arm_us=%.1f mprotect_us=%.1f "
          "fault_us=%.1f disarm_us=%.1f "
          "region_us=%.1f armed=%llu fail_arm=%llu faults=%llu batches=%llu "
-         "migrated=%llu already_local=%llu ok=%s\n",
+         "migrated=%llu already_local=%llu placed=%s ok=%s\n",
          getenv("BENCH_WHERE") ? getenv("BENCH_WHERE") : "unknown", nodes,
          omp_get_max_threads(), api ? "api" : "directive", n, pages, total, rep,
          t1 - t0, c.arm_ns / 1e3, mprotect_us, c.fault_ns / 1e3,
@@ -156,7 +187,7 @@ static int run(long n, int rep, long pg, int nodes, int api) {
          (unsigned long long)c.pages_armed, (unsigned long long)c.fail_arm,
          (unsigned long long)c.faults,
          (unsigned long long)c.batches, (unsigned long long)c.pages_migrated,
-         (unsigned long long)c.pages_already_local, ok ? "yes" : "no");
+         (unsigned long long)c.pages_already_local, placed, ok ? "yes" : "no");
   fflush(stdout);
   munmap(m, len);
   return ok ? 0 : 1;

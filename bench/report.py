@@ -617,6 +617,35 @@ def cmd_accuracy(d):
 
 # ---------------------------------------------------------------- applications
 
+def blocks_lines(blocks):
+    """The block-structured mesh (bench/apps/blocks.c): per node count, the
+    variants' median times, the pages on their block's thread's node, and
+    the ratios of medians of the same guest."""
+    L = []
+    for nodes in sorted({b["nodes"] for b in blocks}):
+        rs = [b for b in blocks if b["nodes"] == nodes]
+        by = {}
+        for b in rs:
+            by.setdefault(b["variant"], []).append(b)
+        t = {v: med([num(b["time_ms"]) for b in x]) for v, x in by.items()}
+        p = {v: med([num(b["place_ms"]) for b in x]) for v, x in by.items()}
+        L.append("blocks (%s nodes, %s blocks, %s ranges, %s pages): %s" % (
+            nodes, rs[0]["blocks"], rs[0]["ranges"], rs[0]["pages"], "; ".join(
+                "%s %.0f ms (placement + first sweep %.0f), owner-local %.1f %%%s" % (
+                    v, t[v], p[v], 100 * med([num(b["owner_local"]) for b in x]),
+                    ", faults/page %.3f" % (num(x[0]["faults"]) / num(x[0]["pages"]))
+                    if v in ("nexttouch", "reference") and num(x[0]["pages"]) else "")
+                for v, x in sorted(by.items()))))
+        if "nexttouch" in t and "oracle" in t and t["oracle"]:
+            L.append("blocks (%s nodes): nexttouch / oracle %.2f (placement + first sweep "
+                     "%.2f); reference / nexttouch %.2f (%.2f); none / nexttouch %.2f" % (
+                         nodes, t["nexttouch"] / t["oracle"], p["nexttouch"] / p["oracle"],
+                         t.get("reference", 0) / t["nexttouch"],
+                         p.get("reference", 0) / p["nexttouch"],
+                         t.get("none", 0) / t["nexttouch"]))
+    return L
+
+
 def cmd_apps(d):
     """One row per program, node count and variant. split: smallest and
     largest share of one node over the arrays of at least 128 pages (ideal
@@ -624,7 +653,7 @@ def cmd_apps(d):
     of their pages on every node; owner: pages on the node of the thread that
     uses them (static schedule); time: this variant / baseline, same guest."""
     o = outdir(d, "apps")
-    rows, batch, bad = [], [], []
+    rows, batch, bad, blocks = [], [], [], []
     for name in part_names(d, "apps-"):
         text = read(log_path(d, name))
         if part_rc(d, name) != 0:
@@ -646,6 +675,11 @@ def cmd_apps(d):
                              "ratio %s (target <= %g: %s)" % (
                                  nodes, f["single_fpp"], f["interleaved_fpp"], f["ratio"],
                                  BATCHWIN_TARGET, f["target_met"]))
+            elif tag == "NT_BLOCKS":
+                blocks.append(f)
+                if f.get("result") != "VERIFIED":
+                    bad.append("blocks, %s nodes, %s: %s" % (f.get("nodes"), f.get("variant"),
+                                                            f.get("result")))
             elif tag == "NT_EXIT" and f.get("rc") != "0":
                 bad.append("%s: %s exit %s" % (name, f.get("variant"), f.get("rc")))
         variants = {kv(l).get("variant") for l in text.splitlines() if l.startswith("NT_EXIT ")}
@@ -672,7 +706,7 @@ def cmd_apps(d):
         if r.get("result") != "VERIFIED":
             bad.append("%s, %s nodes, %s: %s" % (r["prog"], r["nodes"], r["variant"],
                                                  r.get("result")))
-    text = "\n".join(L + [""] + batch)
+    text = "\n".join(L + [""] + batch + blocks_lines(blocks))
     open(os.path.join(o, "apps-table.txt"), "w").write(text + "\n")
     print(text)
     for x in bad:
