@@ -755,7 +755,10 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
           if (nt_in_flight(seg, cand[t], cand[t] + 1))
             busy = t;
       if (busy == i) {
-        __kmp_nt_done(seg, cand[i], 1);
+        // Left alone; the rest of the run was claimed and counted too: it
+        // is released, and claimed again from the next unit on.
+        for (int t = i; t < e; t++)
+          __kmp_nt_done(seg, cand[t], 1);
         KMP_PT_ADD(fail_arm, __kmp_nt_unit_pages(seg));
         i++;
         continue;
