@@ -154,6 +154,26 @@ libomp-compat: source
 	  { echo "libomp-compat: references $$newest, newer than GLIBC_2.31"; exit 1; }; \
 	echo "libomp-compat: $(COMPAT_BUILD)/runtime/src/libomp.so (newest symbol version $$newest)"
 
+# libomp with libomp's own debugging on (KMP_DEBUG: KA_TRACE, with
+# KMP_A_DEBUG=N for the level; LIBOMP_ENABLE_ASSERTIONS: KMP_DEBUG_ASSERT),
+# optimised (RelWithDebInfo): the same source and flags otherwise.  For
+# make check-debug, never installed.
+DEBUG_BUILD := $(B)/openmp-debug
+.PHONY: libomp-debug
+libomp-debug: source
+	@if [ ! -f $(DEBUG_BUILD)/build.ninja ]; then \
+	  cmake $(CMAKE_COMMON) -S $(SRC)/openmp -B $(DEBUG_BUILD) \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIBOMP_ENABLE_ASSERTIONS=ON \
+	    -DLIBOMP_USE_HWLOC=ON -DOPENMP_ENABLE_LIBOMPTARGET=OFF \
+	    -DLIBOMP_OMPD_SUPPORT=OFF -DOPENMP_ENABLE_OMPT_TOOLS=OFF \
+	    -DLIBOMP_INSTALL_ALIASES=OFF \
+	    >$(DEBUG_BUILD).configure.log 2>&1 || \
+	    { cat $(DEBUG_BUILD).configure.log; exit 1; }; fi
+	ninja -C $(DEBUG_BUILD) -j$(JOBS) omp
+	@grep -q '^#define LIBOMP_ENABLE_ASSERTIONS 1' $(DEBUG_BUILD)/runtime/src/kmp_config.h && \
+	  grep -q '^#define RELWITHDEBINFO_BUILD 1' $(DEBUG_BUILD)/runtime/src/kmp_config.h || \
+	  { echo "libomp-debug: assertions are not on"; exit 1; }
+
 # The runtime half alone, for users of any compiler (gcc, gfortran), on any
 # Linux distribution: scripts/libomp-only.sh (the release's openmp/ with the
 # series' openmp/ part, plain CMake with the system's compilers; hwloc and the
@@ -234,6 +254,7 @@ check: toolchain
 	$(MAKE) --no-print-directory check-glibc231
 	$(MAKE) --no-print-directory check-examples
 	$(MAKE) --no-print-directory check-sanitizers
+	$(MAKE) --no-print-directory check-debug
 
 # examples/ against an installed tree (make install into build/examples/prefix):
 # built with find_package(NextTouch) and the tree's clang and gfortran, one
@@ -293,6 +314,14 @@ check-sanitizers: toolchain
 	  NEXTTOUCH_SANITIZER=$$san bash scripts/run-lit.sh $(LIT_OPTS) \
 	    -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test/nexttouch || rc=1; done; \
 	exit $$rc
+
+# The host tests of openmp/runtime/test/nexttouch against libomp-debug's
+# libomp: every KMP_DEBUG_ASSERT checked (a failed one aborts the test).
+# The guest tests run with the release libomp (check, check-guest-kernels).
+.PHONY: check-debug
+check-debug: toolchain libomp-debug
+	NEXTTOUCH_LIBOMP=$(DEBUG_BUILD)/runtime/src \
+	  bash scripts/run-lit.sh $(LIT_OPTS) -j$(LIT_JOBS) $(OMP_BUILD)/runtime/test/nexttouch
 
 check-clang:
 	bash scripts/run-lit.sh $(LIT_OPTS) -j$(LIT_JOBS) $(CLANG_BUILD)/test/OpenMP --filter 'nexttouch|readonly'
@@ -407,6 +436,13 @@ bench-solvers: toolchain
 .PHONY: bench-curves
 bench-curves: toolchain
 	bash bench/curves.sh
+
+# Next-touch at about a million pages in 100,000 ranges in a 2-node guest
+# of 3 GiB per node: pages placed on their toucher's node, request and
+# arming cost (bench/scale.sh; about 15 minutes).
+.PHONY: bench-scale
+bench-scale: toolchain
+	bash bench/scale.sh
 
 # The C library wrappers' cost per call, idle and in use, against Debian's
 # stock libomp of the same release, natively (bench/wrappers.sh; a minute).

@@ -165,6 +165,8 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
     } else {
       KMP_PT_ADD(bad_requests, 1);
     }
+    KA_TRACE(20, ("nt_request: [%p, +%llu): %d\n", ptrs[i],
+                  (unsigned long long)lens[i], rc));
     codes[i] = rc;
     if (rc && !first)
       first = rc;
@@ -202,6 +204,8 @@ extern "C" int kmp_nexttouch_disarm(void *ptr, size_t len) {
   if (!TCR_4(__kmp_nt_initialized))
     return 0;
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
+  KA_TRACE(10, ("kmp_nexttouch_disarm: [%p, %p)\n", (void *)start,
+                (void *)end));
   if (start == end)
     __kmp_nt_request_clear();
   else

@@ -49,6 +49,7 @@ static kmp_nt_arena *nt_arenas; // newest first
 // `bytes` of zeroes in an arena (the newest, or a new one); NULL if there
 // is no memory.
 static void *nt_arena_alloc(size_t bytes, kmp_nt_arena **owner) {
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_nt_lock));
   size_t hdr = NT_ALIGN(sizeof(kmp_nt_arena));
   bytes = NT_ALIGN(bytes);
   kmp_nt_arena *a = nt_arenas;
@@ -94,6 +95,7 @@ void __kmp_nt_free_segment(kmp_nt_segment *seg) {
 
 // Shutdown and fork(2)'s child keep them: only an empty newest arena goes.
 void __kmp_nt_free_arenas() {
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_nt_lock));
   kmp_nt_arena *a = nt_arenas;
   if (a && !a->live) {
     nt_arenas = a->next;
@@ -467,6 +469,9 @@ struct nt_built {
 // (nt_locate), for every piece at once.
 static void nt_build_piece(const kmp_pt_vma *m, uintptr_t start, uintptr_t end,
                            nt_arming *w, unsigned shift, nt_built *b) {
+  KMP_DEBUG_ASSERT(start < end && m->start <= start && end <= m->end);
+  KMP_DEBUG_ASSERT(!((start | end) & (((uintptr_t)1 << shift) - 1)));
+  KMP_DEBUG_ASSERT(!b->n || b->seg[b->n - 1]->end <= start);
   size_t nunits = (end - start) >> shift;
   size_t first, nitems = nt_items_in(start, end, &first);
   size_t items_at = NT_ALIGN(sizeof(kmp_nt_segment));
@@ -598,6 +603,7 @@ static void nt_locate(nt_built *b, nt_arming *w) {
 static void nt_protect_segment(kmp_nt_segment *seg, nt_arming *w) {
   unsigned char *want = seg->state + seg->nunits;
   size_t armed = seg->armed_units;
+  KMP_DEBUG_ASSERT(armed > 0 && armed <= seg->nunits);
   for (size_t u = 0; u < seg->nunits;) {
     if (!(want[u] & KMP_NT_ARMED)) {
       u++;
@@ -641,6 +647,7 @@ static void nt_arm_built(nt_built *b, nt_arming *w) {
   nt_locate(b, w);
   size_t k = 0;
   for (size_t i = 0; i < b->n; i++) {
+    KMP_DEBUG_ASSERT(b->seg[i]->armed_units <= b->seg[i]->nunits);
     if (b->seg[i]->armed_units)
       b->seg[k++] = b->seg[i];
     else
@@ -778,7 +785,11 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
       i = e;
     }
   }
+  KMP_DEBUG_ASSERT(seg->armed_units <= seg->nunits);
   if (armed) {
+    KA_TRACE(20, ("nt_rearm: %llu units of [%p, %p)\n",
+                  (unsigned long long)armed, (void *)seg->base,
+                  (void *)seg->end));
     seg->armed_at = __kmp_nt_forks;
     __atomic_store_n(&seg->faulters, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&seg->part_starters, 0, __ATOMIC_RELAXED);
@@ -856,6 +867,7 @@ static void nt_warn_map_limit(kmp_uint64 pages) {
 // (fail_arm), and so are libomp's stacks and the engine's memory in it.
 // New segments are built first, published at once, then protected.
 void __kmp_nt_arm_pending() {
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_nt_lock));
   kmp_uint64 t0 = __kmp_pt_now_ns();
   KA_TRACE(10, ("__kmp_nt_arm_pending: %llu ranges, %llu items\n",
                 (unsigned long long)__kmp_nt_requests.nranges,

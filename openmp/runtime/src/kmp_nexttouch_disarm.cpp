@@ -64,6 +64,7 @@ kmp_uint64 __kmp_nt_disarm_units(kmp_nt_segment *seg, size_t lo, size_t hi) {
 // freed, so the index does not grow in long runs.  Nothing to do unless a
 // segment was emptied since the last sweep (__kmp_nt_emptied).
 void __kmp_nt_sweep() {
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_nt_lock));
   static kmp_uint64 seen = 0;
   kmp_uint64 emptied = __atomic_load_n(&__kmp_nt_emptied, __ATOMIC_ACQUIRE);
   if (emptied == seen && __kmp_nt_table.size())
@@ -86,6 +87,7 @@ void __kmp_nt_sweep() {
 
 // The pages are counted in pages_disarmed or pages_expired.
 void __kmp_nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_nt_lock) && start <= end);
   kmp_uint64 t0 = __kmp_pt_now_ns(), pages = 0;
   int all = start == 0 && end == 0;
   if (expired) { // anything to do?  Most joins have nothing.
@@ -125,6 +127,9 @@ void __kmp_nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
     pages += __kmp_nt_disarm_units(s, lo, hi);
   }
   __kmp_pt_real_sigmask(SIG_SETMASK, &sigs, NULL);
+  KA_TRACE(10, ("__kmp_nt_disarm_range: [%p, %p)%s: %llu pages\n",
+                (void *)start, (void *)end, expired ? " (expired)" : "",
+                (unsigned long long)pages));
   if (expired)
     KMP_PT_ADD(pages_expired, pages);
   else

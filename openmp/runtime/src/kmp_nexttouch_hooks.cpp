@@ -111,7 +111,16 @@ void __kmp_nexttouch_join(ident_t *loc, int gtid, kmp_team_t *team) {
 #if KMP_PAGETRAP_SUPPORTED
   if (!team || team->t.t_nproc <= 1 || KMP_HIDDEN_HELPER_THREAD(gtid))
     return;
-  __atomic_fetch_sub(&__kmp_nt_teams_running, 1, __ATOMIC_ACQ_REL);
+  int running =
+      __atomic_sub_fetch(&__kmp_nt_teams_running, 1, __ATOMIC_ACQ_REL);
+  KMP_DEBUG_ASSERT(running >= 0);
+  (void)running;
+  // The region's faults, as the counters have them (the fault path itself
+  // runs in a signal handler: no trace there).
+  KA_TRACE(20, ("__kmp_nexttouch_join: T#%d, %llu faults, %llu batches so "
+                "far\n",
+                gtid, (unsigned long long)__kmp_pt_cnt.faults,
+                (unsigned long long)__kmp_pt_cnt.batches));
   if (!__kmp_nt_armed())
     return;
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);

@@ -83,6 +83,7 @@ static void nt_add_item(uintptr_t start, uintptr_t end) {
 // same ranges again and again without a parallel region keeps a list as
 // long as what it asked for).
 static void nt_add_range(uintptr_t start, uintptr_t end) {
+  KMP_DEBUG_ASSERT(start < end);
   if (nt_req.nranges) {
     kmp_pt_range *last = &nt_req.ranges[nt_req.nranges - 1];
     if (last->start <= start && end <= last->end)
@@ -104,7 +105,18 @@ static void nt_add_range(uintptr_t start, uintptr_t end) {
   TCW_4(nt_req.any, 1);
 }
 
+// Are the ranges [0, n) sorted and disjoint, not even meeting?  For
+// KMP_DEBUG_ASSERT.
+[[maybe_unused]] static bool nt_ranges_ordered(size_t n) {
+  for (size_t i = 1; i < n; i++)
+    if (nt_req.ranges[i - 1].end >= nt_req.ranges[i].start)
+      return false;
+  return true;
+}
+
 void __kmp_nt_request_sort() {
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_nt_lock));
+  KMP_DEBUG_ASSERT(nt_ranges_ordered(nt_req.sorted));
   if (nt_req.sorted < nt_req.nranges) {
     qsort(nt_req.ranges, nt_req.nranges, sizeof(kmp_pt_range), nt_cmp_range);
     size_t k = 0;
@@ -119,6 +131,7 @@ void __kmp_nt_request_sort() {
     nt_req.nranges = k + 1;
     nt_req.sorted = nt_req.nranges;
   }
+  KMP_DEBUG_ASSERT(nt_ranges_ordered(nt_req.nranges));
   nt_sort_items();
 }
 
@@ -147,6 +160,9 @@ void __kmp_nt_request_remove(uintptr_t start, uintptr_t end) {
     }
   }
   nt_req.nranges = nt_req.sorted = k;
+  KMP_DEBUG_ASSERT(nt_ranges_ordered(k));
+  KA_TRACE(20, ("__kmp_nt_request_remove: [%p, %p), %llu ranges left\n",
+                (void *)start, (void *)end, (unsigned long long)k));
   if (!k) {
     nt_req.nitems = nt_items_sorted = 0;
     TCW_4(nt_req.any, 0);
@@ -154,6 +170,7 @@ void __kmp_nt_request_remove(uintptr_t start, uintptr_t end) {
 }
 
 void __kmp_nt_request_add(uintptr_t start, uintptr_t end) {
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_nt_lock));
   nt_add_range(start, end);
   nt_add_item(start, end);
 }
@@ -267,6 +284,8 @@ static int nt_maps_read() {
   }
   nt_maps.priv = p;
   nt_maps.npriv = n ? k + 1 : 0;
+  KA_TRACE(20, ("nt_maps_read: %d VMAs, %d private ranges, generation %llu\n",
+                nt_maps.n, nt_maps.npriv, (unsigned long long)nt_maps.gen));
   return 0;
 }
 
@@ -320,6 +339,7 @@ static int nt_check_in(uintptr_t start, uintptr_t end) {
 }
 
 int __kmp_nt_check_range(uintptr_t start, uintptr_t end) {
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_nt_lock) && start < end);
   int fresh = 0;
   if (!nt_maps.v ||
       nt_maps.gen != __atomic_load_n(&__kmp_pt_maps_gen, __ATOMIC_ACQUIRE)) {

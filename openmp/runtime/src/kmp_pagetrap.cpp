@@ -57,6 +57,8 @@ volatile kmp_uint64 __kmp_pt_maps_gen = 0;
 volatile int __kmp_pt_maps_watched = 0;
 
 void __kmp_pt_register(int id, const kmp_pt_engine *e) {
+  KMP_DEBUG_ASSERT(id >= 0 && id < KMP_PT_NUM_ENGINES && e);
+  KMP_DEBUG_ASSERT(!__kmp_pt_engines[id] || __kmp_pt_engines[id] == e);
   if (e->forced_write || e->file_write)
     __atomic_fetch_or(&__kmp_pt_file_engines, 1 << id, __ATOMIC_ACQ_REL);
   __atomic_store_n(&__kmp_pt_engines[id], e, __ATOMIC_RELEASE);

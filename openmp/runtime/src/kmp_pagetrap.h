@@ -122,6 +122,12 @@ extern unsigned __kmp_pt_thp_shift; // log2 of a PMD-mapped huge page
 // The layer's lock (start-up).  Taken after the engines' locks, never while
 // the layer calls an engine's hook.
 extern kmp_bootstrap_lock_t __kmp_pt_lock;
+// Is the bootstrap lock held (by some thread)?  For KMP_DEBUG_ASSERT: a
+// bootstrap lock does not know its owner.
+static inline bool __kmp_pt_held(kmp_bootstrap_lock_t *l) {
+  return l->lk.next_ticket.load(std::memory_order_relaxed) !=
+         l->lk.now_serving.load(std::memory_order_relaxed);
+}
 
 // Page sizes, the topology and the mechanism, once, from the registered
 // engines' settings; warns if the topology is not known (unless an engine
@@ -222,6 +228,7 @@ template <typename T, int N> struct kmp_pt_table {
   }
   // The slot, or -1 if the table is full.
   int publish(T *p) {
+    KMP_DEBUG_ASSERT(p && find(p) < 0);
     for (int i = 0; i < N; i++)
       if (!slot[i]) {
         __atomic_store_n(&slot[i], p, __ATOMIC_RELEASE);
@@ -232,6 +239,7 @@ template <typename T, int N> struct kmp_pt_table {
     return -1;
   }
   void unpublish(int i) {
+    KMP_DEBUG_ASSERT(i >= 0 && i < hwm && slot[i]);
     __atomic_store_n(&slot[i], (T *)NULL, __ATOMIC_RELEASE);
     while (hwm > 0 && !slot[hwm - 1])
       hwm--;
@@ -302,6 +310,14 @@ template <typename T> struct kmp_pt_index {
       f(s->e[i]);
   }
 
+  // Are the n entries of e sorted and disjoint?  For KMP_DEBUG_ASSERT.
+  static bool ordered(T *const *e, int n) {
+    for (int i = 1; i < n; i++)
+      if (e[i - 1]->end > e[i]->base || e[i]->base >= e[i]->end)
+        return false;
+    return true;
+  }
+
   // Under the owner's lock.  The entries now.
   int size() const { return cur ? cur->n : 0; }
   T *at(int i) const { return cur->e[i]; }
@@ -347,7 +363,7 @@ template <typename T> struct kmp_pt_index {
           s->e[k++] = add[j++];
       }
       s->n = k;
-      KMP_DEBUG_ASSERT(k == nkept + nadd);
+      KMP_DEBUG_ASSERT(k == nkept + nadd && ordered(s->e, k));
     }
     __atomic_store_n(&cur, s, __ATOMIC_RELEASE);
     if (old) {
@@ -381,6 +397,7 @@ template <typename T> struct kmp_pt_index {
                       ? last->e[i++]
                       : add[j++];
     s->n = k;
+    KMP_DEBUG_ASSERT(ordered(add, nadd) && ordered(s->e, k));
     __atomic_store_n(&cur, s, __ATOMIC_RELEASE);
     *old = last;
     return 0;

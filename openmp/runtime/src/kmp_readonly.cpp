@@ -624,8 +624,11 @@ static void ro_end(kmp_readonly_region *h) {
     any = h->e[i].item != NULL;
   if (any) {
     __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
+    KA_TRACE(10, ("ro_end: %d items, activation %llu\n", h->n,
+                  (unsigned long long)h->act));
     for (int i = 0; i < h->n; i++) {
       kmp_ro_item *it = h->e[i].item;
+      KMP_DEBUG_ASSERT(!it || it->users > 0);
       if (!it || __atomic_sub_fetch(&it->users, 1, __ATOMIC_SEQ_CST) != 0)
         continue;
       // Its copies' bytes on pages shared with other data, or on pages it

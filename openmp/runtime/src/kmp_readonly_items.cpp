@@ -270,6 +270,10 @@ static void ro_untrack(kmp_ro_item *it) {
 // unpublished, so that a serial write meanwhile still finds it), unpublished,
 // replicas freed.  v: the maps, NULL if they could not be read.
 static void ro_drop(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_ro_lock));
+  KMP_DEBUG_ASSERT(!it->users && __kmp_ro_reserved >= it->reserved);
+  KA_TRACE(20, ("ro_drop: item [%p, %p)\n", (void *)it->base,
+                (void *)it->end));
   if (ro_file_backed(it) && --ro_file_items == 0)
     __kmp_pt_set_file_watched(KMP_PT_READONLY, 0);
   ro_restore(it, v, nv);
@@ -325,6 +329,7 @@ static int ro_home(uintptr_t mbase, uintptr_t mend) {
 static kmp_ro_item *ro_new(uintptr_t base, uintptr_t end, int prot, int kind,
                            const kmp_pt_vma *v, const kmp_pt_vma *maps,
                            int nmaps) {
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_ro_lock) && base < end);
   if (__kmp_ro_table.full()) {
     kmp_ro_item *old = ro_lru(0, NULL);
     if (!old)
@@ -364,6 +369,9 @@ static kmp_ro_item *ro_new(uintptr_t base, uintptr_t end, int prot, int kind,
   memset(it->chunks, (kind & KMP_RO_IMMUTABLE) ? KMP_RO_CLOSED : KMP_RO_OPEN,
          nchunks);
   it->alloc_bytes = bytes;
+  KMP_DEBUG_ASSERT(it->mbase <= it->pbase && it->pbase <= it->pend &&
+                   it->pend <= it->mend);
+  KMP_DEBUG_ASSERT(nchunks * __kmp_ro_chunk_bytes() >= it->pend - it->pbase);
   it->home = __kmp_pt_num_nodes > 1 ? ro_home(it->mbase, it->mend) : 0;
   // A write to its file changes it (__kmp_ro_file_write): the I/O wrappers
   // look at what a write() writes to only while such an item is cached.
@@ -493,6 +501,8 @@ static void ro_close(kmp_ro_item *it) {
 // May it have replicas?  Reserves the budget for one per node that may
 // need one, evicting the least recently used items if that makes room.
 int __kmp_ro_reserve(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_ro_lock) && it->users > 0);
+  KMP_DEBUG_ASSERT(!it->replicable == !it->reserved);
   if (it->replicable)
     return 1;
   size_t nodes = __kmp_pt_num_nodes > 1 ? __kmp_pt_num_nodes : 1;
@@ -549,6 +559,7 @@ static kmp_ro_item *ro_cached(uintptr_t base, uintptr_t end) {
 kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
                             const kmp_pt_vma *v, int nv,
                             const kmp_pt_range *stacks, int nstacks, int *err) {
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_ro_lock) && *pbase < *pend);
   // An item cached as it is given is an original (no item lies in the
   // engine's memory): only other ranges are looked for in the replicas, a
   // walk over every replica of every item.
@@ -615,6 +626,7 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
 // `pages`, protected pages) meet [start, end) (everything if start == end).
 // EBUSY if some were in use.  Under __kmp_ro_lock.
 int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages) {
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_ro_lock) && start <= end);
   int rc = 0;
   kmp_pt_vma *v = NULL;
   int nv = -1;
@@ -643,6 +655,7 @@ int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages) {
 // replicas are freed now rather than when the budget or the table needs
 // room.  v: the maps of a region start.
 void __kmp_ro_drop_gone(const kmp_pt_vma *v, int nv) {
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_ro_lock));
   for (int i = 0; i < __kmp_ro_table.hwm; i++) {
     kmp_ro_item *it = __kmp_ro_table.slot[i];
     if (!it || it->users)

@@ -241,6 +241,8 @@ static int ro_prepare(kmp_ro_item *it, kmp_ro_replica *r, int node) {
 }
 
 char *__kmp_ro_replica(kmp_ro_item *it, int node, kmp_uint64 act) {
+  KMP_DEBUG_ASSERT(node >= 0 && node < KMP_RO_MAX_NODES && it->users > 0);
+  KMP_DEBUG_ASSERT(it->replicable && !(it->kind & KMP_RO_SHARED));
   kmp_ro_replica *r = &it->rep[node];
   for (int spins = 0;;) {
     if (__atomic_load_n(&r->ready, __ATOMIC_ACQUIRE) == act)
@@ -298,6 +300,7 @@ static void ro_bury(kmp_ro_item *it, kmp_ro_replica *r, int node) {
 }
 
 void __kmp_ro_free_replicas(kmp_ro_item *it) {
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_ro_lock) && !it->users);
   for (int n = 0; n < KMP_RO_MAX_NODES; n++) {
     kmp_ro_replica *r = &it->rep[n];
     if (r->map)
