@@ -2769,7 +2769,57 @@ def cmd_page(d):
     return 0
 
 
-COMMANDS = {"dist": cmd_dist, "accuracy": cmd_accuracy, "apps": cmd_apps, "curves": cmd_curves,
+SCALE_PLACED_TARGET = 0.99
+
+
+def cmd_scale(d):
+    """bench/scale.sh: arm_ranges at about a million pages in the 2-node
+    guest: pages armed and placed on their toucher's node, request per
+    range, arming against one mprotect per range (emulated)."""
+    o = outdir(d, "scale")
+    text = read(log_path(d, "scale-2n"))
+    bad = [] if part_rc(d, "scale-2n") == 0 else [
+        "scale-2n: guest part exit %s" % part_rc(d, "scale-2n")]
+    L = []
+    for line in text.splitlines():
+        if line.startswith("SCALE_FAIL"):
+            bad.append(line)
+        if line.startswith("AR_MAP_COUNT"):
+            f = kv(line)
+            L.append("vm.max_map_count %s, needed %s, raised for the run: %s" % (
+                f.get("limit"), f.get("needed"), f.get("raised")))
+        if not line.startswith("AR_RUN "):
+            continue
+        r = kv(line)
+        n, total = num(r["ranges"]), num(r["total_pages"])
+        placed = num(r.get("placed", "-"))
+        arm_ratio = (num(r["arm_us"]) / num(r["mprotect_us"])
+                     if num(r.get("mprotect_us", "-1")) and num(r["mprotect_us"]) > 0
+                     else None)
+        L.append("%s, rep %s: %d ranges of %s pages (%d pages): armed %s, fail_arm %s, "
+                 "placed on the toucher's node %s (target >= %.0f %%: %s); request "
+                 "%.2f us per range; arming %s one mprotect per range; faults %s "
+                 "(emulated)" % (
+                     r["how"], r["rep"], n, r["pages"], total, r["armed"], r["fail_arm"],
+                     "%.2f %%" % (100 * placed) if placed is not None else "-",
+                     100 * SCALE_PLACED_TARGET,
+                     "met" if placed is not None and placed >= SCALE_PLACED_TARGET
+                     else "MISSED",
+                     num(r["request_us"]) / n,
+                     "%.2f times" % arm_ratio if arm_ratio else "-", r["faults"]))
+        if r.get("ok") != "yes":
+            bad.append("arm_ranges %s: wrong counts or data" % r["how"])
+    if not any(l.startswith(("directive", "api")) for l in L):
+        bad.append("scale-2n: nothing ran")
+    out = "\n".join(L)
+    open(os.path.join(o, "scale.txt"), "w").write(out + "\n")
+    print(out)
+    for b in bad:
+        print("scale: " + b)
+    return 1 if bad else 0
+
+
+COMMANDS = {"dist": cmd_dist, "scale": cmd_scale, "accuracy": cmd_accuracy, "apps": cmd_apps, "curves": cmd_curves,
             "wrappers": cmd_wrappers,
             "readonly": cmd_readonly, "solvers": cmd_solvers,
             "solvers-profile": cmd_solvers_profile, "summary": cmd_summary,
