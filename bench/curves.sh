@@ -15,13 +15,15 @@
 #   threads  bench/region_cost.c: the per-region cost of readonly with
 #            RC_ITEMS cached, unchanged items against the number of threads:
 #            natively (THREADS; the host has 2 cores: more threads share
-#            them) and in the 2- and 4-node guests (1 .. nodes threads).
+#            them) and in the 2- and 4-node guests (1 .. nodes threads);
+#   items    the same against the number of cached, unchanged items
+#            (RC_ITEM_COUNTS, of 1 page each), natively with 2 threads.
 #
 #   bench/curves.sh [run | parts DIR | report DIR]    (bench/lib.sh)
 #   SIZES="16 32 64 128 256 512" REF_SIZES=$SIZES REPS=3
 #   RANGES="1 10 100 1000 10000 100000"
 #   GUEST_RANGES="1 10 100 1000 10000" THREADS="1 2 4 8" RC_ITEMS=16
-#   RC_REGIONS=20 RC_BLOCKS=8
+#   RC_REGIONS=20 RC_BLOCKS=8 RC_ITEM_COUNTS="16 256 1000 10000"
 #             (defaults)
 #   HOST=0    no native part
 #
@@ -40,6 +42,7 @@ threads=${THREADS:-1 2 4 8}
 rc_items=${RC_ITEMS:-16}
 rc_regions=${RC_REGIONS:-20}
 rc_blocks=${RC_BLOCKS:-8}
+rc_item_counts=${RC_ITEM_COUNTS:-16 256 1000 10000}
 host=${HOST:-1}
 
 build() {
@@ -80,7 +83,7 @@ parts() {
 
 native() {
   local log=$DIR/logs/curves-host.log
-  say "native on this host: ranges ${ranges// /,}, per-region cost against threads ${threads// /,}"
+  say "native on this host: ranges ${ranges// /,}, per-region cost against threads ${threads// /,} and items ${rc_item_counts// /,}"
   {
     echo "CURVE_HOST load=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' /) cpus=$(nproc)"
     OMP_NUM_THREADS=2 OMP_PROC_BIND=spread OMP_PLACES=cores BENCH_WHERE=host \
@@ -88,6 +91,9 @@ native() {
       echo "CURVE_FAIL ranges"
     KMP_READONLY_FORCE=true BENCH_WHERE=host OMP_PROC_BIND=false \
       sh -c "$(region "$(echo $threads | tr ' ' ,)" $((10 * rc_regions)))"
+    echo "echo RC_BEGIN; $DIR/bin/region_cost 2 $(echo $rc_item_counts | tr ' ' ,)" \
+      "$rc_regions $rc_blocks 1; echo RC_EXIT rc=\$?" |
+      KMP_READONLY_FORCE=true BENCH_WHERE=host-items OMP_PROC_BIND=false sh
   } >"$log" 2>&1
 }
 

@@ -51,11 +51,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-enum { MAX_ITEMS = 256, MAX_BLOCKS = 200 };
+enum { MAX_BLOCKS = 200 };
 
-static double *item[MAX_ITEMS];
-static const void *ptrs[MAX_ITEMS];
-static size_t lens[MAX_ITEMS];
+static double **item;
+static const void **ptrs;
+static size_t *lens;
 static long bad_reads;
 
 static int cmp_double(const void *a, const void *b) {
@@ -115,7 +115,19 @@ int main(int argc, char **argv) {
   int nodes = numa_available() < 0 ? 1 : numa_max_node() + 1;
   if (R < 1 || B < 2 || B > MAX_BLOCKS || ipages < 1)
     return fprintf(stderr, "region_cost: bad arguments\n"), 2;
-  for (int i = 0; i < MAX_ITEMS; i++) {
+  int most = 1; // the largest item count asked for
+  {
+    char *l = strdup(items), *save = NULL;
+    for (char *ks = strtok_r(l, ",", &save); ks; ks = strtok_r(NULL, ",", &save))
+      most = atoi(ks) > most ? atoi(ks) : most;
+    free(l);
+  }
+  item = malloc(most * sizeof *item);
+  ptrs = malloc(most * sizeof *ptrs);
+  lens = malloc(most * sizeof *lens);
+  if (!item || !ptrs || !lens)
+    return perror("malloc"), 2;
+  for (int i = 0; i < most; i++) {
     lens[i] = ipages * pg;
     item[i] = mmap(NULL, lens[i], PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -132,7 +144,7 @@ int main(int argc, char **argv) {
     char *ilist = strdup(items), *save = NULL;
     for (char *ks = strtok_r(ilist, ",", &save); ks; ks = strtok_r(NULL, ",", &save)) {
       int K = atoi(ks);
-      if (T < 1 || K < 1 || K > MAX_ITEMS)
+      if (T < 1 || K < 1 || K > most)
         return fprintf(stderr, "region_cost: bad T %d or K %d\n", T, K), 2;
       kmp_readonly_release(NULL, 0);
       bad_reads = 0;

@@ -1688,6 +1688,11 @@ def growth(xs, ys, unit=""):
     return "exponent %.2f: %s%s" % (e, what, bend)
 
 
+# readonly's per-region cost with cached, unchanged items (native, 2 threads):
+# (items, microseconds).
+RC_ITEMS_TARGETS = ((256, 20.0), (10000, 50.0))
+
+
 def curves_load(d):
     """The curves' rows: size (dist CSV rows), ranges (AR_RUN), threads
     (RC_RESULT), and the failures."""
@@ -1719,6 +1724,8 @@ def curves_load(d):
             elif line.startswith("RC_RESULT "):
                 r = kv(line)
                 r["nodes"] = nodes
+                if r.get("where") == "host-items": # the curve against items
+                    r["nodes"] = "items"
                 if r.get("ok") != "yes":
                     bad.append("%s: region_cost %s threads: wrong reads or counters" % (
                         name, r.get("threads")))
@@ -1767,6 +1774,10 @@ def curves_figures(size, ranges, threads):
                                           max(num(r["arm_us"]) for r in x))})
             if pts:
                 F["ranges"][(where, how)] = pts
+    rs = sorted([r for r in threads if r["nodes"] == "items"], key=lambda r: int(r["items"]))
+    if rs:
+        F["items"] = [{"k": int(r["items"]), "cost": num(r["cost_us"]),
+                       "lo": num(r["cost_min_us"]), "hi": num(r["cost_max_us"])} for r in rs]
     for nodes in ("1", "2", "4"):
         rs = sorted([r for r in threads if r["nodes"] == nodes], key=lambda r: int(r["threads"]))
         if rs:
@@ -1833,6 +1844,17 @@ def curves_lines(F):
                      how, w, xs[-1], pts[-1]["request"] / xs[-1],
                      "met" if pts[-1]["request"] / xs[-1] <= 2 else
                      ("MISSED" if where == "host" else "emulated")))
+    if F.get("items"):
+        pts = F["items"]
+        xs = [p["k"] for p in pts]
+        cost = {p["k"]: p["cost"] for p in pts}
+        goal = [(k, g) for k, g in RC_ITEMS_TARGETS if k in cost]
+        L.append("readonly per-region cost against cached unchanged items, native, 2 threads: "
+                 "%s us for %s items; %s%s" % (
+                     ", ".join("%.1f" % p["cost"] for p in pts),
+                     ", ".join(str(x) for x in xs), growth(xs, [p["cost"] for p in pts], " items"),
+                     "".join("; target <= %g us at %d items: %s" % (
+                         g, k, "met" if cost[k] <= g else "MISSED") for k, g in goal)))
     for nodes, pts in F["threads"].items():
         xs = [p["t"] for p in pts]
         L.append("readonly per-region cost against threads, %s items, %s: %s us for %s threads; "

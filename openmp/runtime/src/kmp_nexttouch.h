@@ -60,17 +60,6 @@ void __kmp_nt_initialize(); // once, before any request
 // not say so.  (Alone, the same bit is KMP_NT_CLAIMED.)
 #define KMP_NT_COW 0x40
 
-// Segments, their items and their states live in arenas: private mappings
-// (the fault path reads them) that an arming fills one after the other and
-// that are unmapped when the last segment in them is freed.  Under
-// __kmp_nt_lock.
-struct kmp_nt_arena {
-  kmp_nt_arena *next; // the engine's arenas, newest first
-  size_t map_bytes; // of its mapping, which starts with this
-  size_t used; // bytes handed out, this header included
-  size_t live; // segments not freed
-};
-
 struct kmp_nt_segment {
   uintptr_t base, end; // unit aligned
   // The items requested in it, sorted by start: a batch stays inside one
@@ -101,7 +90,7 @@ struct kmp_nt_segment {
   size_t nunits;
   size_t armed_units; // units still armed or claimed (atomic)
   unsigned char *state;
-  kmp_nt_arena *arena; // which holds the segment, its items and its states
+  kmp_pt_arena *arena; // which holds the segment, its items and its states
 };
 
 // The segments by address, as the fault path reads them (kmp_pt_index):

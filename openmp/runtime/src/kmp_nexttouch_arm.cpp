@@ -40,67 +40,21 @@
 kmp_uint64 __kmp_nt_forks = 0;
 
 // ---------------------------------------------------------------------------
-// Arenas
+// Segments, their items and their states: in a pool (the fault path reads
+// them), under __kmp_nt_lock.
 
-#define NT_ARENA_BYTES ((size_t)1 << 20)
-#define NT_ALIGN(x) (((x) + 15) & ~(size_t)15)
-static kmp_nt_arena *nt_arenas; // newest first
+static kmp_pt_pool nt_pool;
 
-// `bytes` of zeroes in an arena (the newest, or a new one); NULL if there
-// is no memory.
-static void *nt_arena_alloc(size_t bytes, kmp_nt_arena **owner) {
-  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_nt_lock));
-  size_t hdr = NT_ALIGN(sizeof(kmp_nt_arena));
-  bytes = NT_ALIGN(bytes);
-  kmp_nt_arena *a = nt_arenas;
-  if (!a || a->map_bytes - a->used < bytes) {
-    size_t pg = (size_t)__kmp_pt_page;
-    size_t mb = hdr + bytes > NT_ARENA_BYTES ? hdr + bytes : NT_ARENA_BYTES;
-    mb = (mb + pg - 1) & ~(pg - 1);
-    a = (kmp_nt_arena *)__kmp_pt_private_alloc(mb);
-    if (!a)
-      return NULL;
-    a->next = nt_arenas;
-    a->map_bytes = mb;
-    a->used = hdr;
-    a->live = 0;
-    nt_arenas = a;
-  }
-  char *p = (char *)a + a->used;
-  a->used += bytes;
-  a->live++;
-  memset(p, 0, bytes); // an arena's memory is used again
-  *owner = a;
-  return p;
-}
-
-// Once no reader can see seg (kmp_pt_index::update).  An arena whose last
-// segment goes is unmapped, but for the newest of the usual size, which the
-// next arming fills again.
+// Once no reader can see seg (kmp_pt_index::update).
 void __kmp_nt_free_segment(kmp_nt_segment *seg) {
-  kmp_nt_arena *a = seg->arena;
-  KMP_DEBUG_ASSERT(a && a->live > 0);
-  if (--a->live)
-    return;
-  if (a == nt_arenas && a->map_bytes == NT_ARENA_BYTES) {
-    a->used = NT_ALIGN(sizeof(kmp_nt_arena));
-    return;
-  }
-  kmp_nt_arena **pp = &nt_arenas;
-  while (*pp != a)
-    pp = &(*pp)->next;
-  *pp = a->next;
-  __kmp_pt_private_free(a, a->map_bytes);
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_nt_lock));
+  nt_pool.free(seg->arena);
 }
 
-// Shutdown and fork(2)'s child keep them: only an empty newest arena goes.
+// Shutdown: an empty newest arena goes.
 void __kmp_nt_free_arenas() {
   KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_nt_lock));
-  kmp_nt_arena *a = nt_arenas;
-  if (a && !a->live) {
-    nt_arenas = a->next;
-    __kmp_pt_private_free(a, a->map_bytes);
-  }
+  nt_pool.release();
 }
 
 // ---------------------------------------------------------------------------
@@ -125,11 +79,10 @@ int __kmp_nt_segment_ranges(kmp_pt_range *out, int max) {
   };
   if (__kmp_nt_move_lists_range(&r))
     add(r);
-  if (__kmp_nt_table.range(&r))
-    add(r);
-  for (kmp_nt_arena *a = nt_arenas; a; a = a->next)
-    add({(uintptr_t)a, (uintptr_t)a + a->map_bytes});
-  return k;
+  kmp_pt_range arrays[2];
+  for (int i = 0, n = __kmp_nt_table.ranges(arrays); i < n; i++)
+    add(arrays[i]);
+  return k + nt_pool.ranges(out + (k < max ? k : max), k < max ? max - k : 0);
 }
 
 // Sorted, overlaps merged; *n receives the count (allocated with
@@ -474,7 +427,8 @@ static void nt_build_piece(const kmp_pt_vma *m, uintptr_t start, uintptr_t end,
   KMP_DEBUG_ASSERT(!b->n || b->seg[b->n - 1]->end <= start);
   size_t nunits = (end - start) >> shift;
   size_t first, nitems = nt_items_in(start, end, &first);
-  size_t items_at = NT_ALIGN(sizeof(kmp_nt_segment));
+  size_t items_at = (sizeof(kmp_nt_segment) + alignof(kmp_pt_range) - 1) &
+                    ~(alignof(kmp_pt_range) - 1);
   size_t state_at = items_at + sizeof(kmp_pt_range) * nitems;
   // After the states, the states the units get once protected: never in the
   // heap, which the piece may be part of.
@@ -496,8 +450,8 @@ static void nt_build_piece(const kmp_pt_vma *m, uintptr_t start, uintptr_t end,
     b->cap = mb / sizeof(*p);
     b->map_bytes = mb;
   }
-  kmp_nt_arena *arena;
-  char *map = (char *)nt_arena_alloc(bytes, &arena);
+  kmp_pt_arena *arena;
+  char *map = (char *)nt_pool.alloc(bytes, &arena);
   if (!map) {
     KMP_PT_ADD(fail_arm, (end - start) >> __kmp_pt_page_shift);
     return;
@@ -658,8 +612,7 @@ static void nt_arm_built(nt_built *b, nt_arming *w) {
     return;
   // The pieces were built in address order, disjoint from the live segments
   // and from each other.
-  kmp_pt_index<kmp_nt_segment>::snap *old;
-  if (__kmp_nt_table.publish(b->seg, (int)k, &old) != 0) {
+  if (__kmp_nt_table.publish(b->seg, (int)k) != 0) {
     for (size_t i = 0; i < k; i++) {
       KMP_PT_ADD(fail_arm, b->seg[i]->armed_units *
                                __kmp_nt_unit_pages(b->seg[i]));
@@ -671,7 +624,7 @@ static void nt_arm_built(nt_built *b, nt_arming *w) {
   for (size_t i = 0; i < k; i++)
     nt_protect_segment(b->seg[i], w);
   // Not before: a reader that found a new segment waits for its units.
-  __kmp_nt_table.release(old);
+  __kmp_nt_table.settle();
 }
 
 // Does [a, b) meet one of the exclusions x[nx] (sorted, disjoint)?

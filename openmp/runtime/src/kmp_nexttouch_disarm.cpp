@@ -71,15 +71,13 @@ void __kmp_nt_sweep() {
     return;
   seen = emptied;
   int remaining = 0;
-  if (__kmp_nt_table.update(
-          NULL, 0,
-          [&](kmp_nt_segment *s) {
-            int keep = __atomic_load_n(&s->armed_units, __ATOMIC_ACQUIRE) != 0;
-            remaining += keep;
-            return keep;
-          },
-          [](kmp_nt_segment *s) { __kmp_nt_free_segment(s); }) != 0)
-    return; // no memory for the smaller index: the next sweep tries again
+  __kmp_nt_table.update(
+      [&](kmp_nt_segment *s) {
+        int keep = __atomic_load_n(&s->armed_units, __ATOMIC_ACQUIRE) != 0;
+        remaining += keep;
+        return keep;
+      },
+      [](kmp_nt_segment *s) { __kmp_nt_free_segment(s); });
   KA_TRACE(20, ("__kmp_nt_sweep: %d segments left\n", remaining));
   if (!remaining)
     __kmp_pt_set_watched(KMP_PT_NEXTTOUCH, 0);

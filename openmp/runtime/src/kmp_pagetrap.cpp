@@ -2,7 +2,8 @@
  * kmp_pagetrap.cpp -- the page-trap layer: start-up (page sizes, topology,
  * the mechanism that moves pages), the engines' registration and the
  * dispatch of their hooks (yield, private mappings, fork(2), shutdown), the
- * checks of the program's arguments and the warnings about list items.
+ * checks of the program's arguments and the warnings about list items, the
+ * pools of memory the fault path reads.
  *
  * None of this file runs in a signal handler.  See kmp_pagetrap.h for the
  * layer's files and docs/Design.rst for the design.
@@ -255,6 +256,68 @@ int __kmp_pt_private_ranges(int self, kmp_pt_range **out) {
     KMP_INTERNAL_FREE(r);
     max = 2 * k;
   }
+}
+
+// ---------------------------------------------------------------------------
+// Pools (not in a signal handler: under the owner's lock)
+
+#define PT_ARENA_BYTES ((size_t)1 << 20)
+#define PT_ALIGN(x) (((x) + 15) & ~(size_t)15)
+
+void *kmp_pt_pool::alloc(size_t bytes, kmp_pt_arena **owner) {
+  size_t hdr = PT_ALIGN(sizeof(kmp_pt_arena));
+  bytes = PT_ALIGN(bytes);
+  kmp_pt_arena *a = arenas;
+  if (!a || a->map_bytes - a->used < bytes) {
+    size_t pg = (size_t)__kmp_pt_page;
+    size_t mb = hdr + bytes > PT_ARENA_BYTES ? hdr + bytes : PT_ARENA_BYTES;
+    mb = (mb + pg - 1) & ~(pg - 1);
+    a = (kmp_pt_arena *)__kmp_pt_private_alloc(mb);
+    if (!a)
+      return NULL;
+    a->next = arenas;
+    a->map_bytes = mb;
+    a->used = hdr;
+    a->live = 0;
+    arenas = a;
+  }
+  char *p = (char *)a + a->used;
+  a->used += bytes;
+  a->live++;
+  memset(p, 0, bytes); // an arena's memory is used again
+  *owner = a;
+  return p;
+}
+
+void kmp_pt_pool::free(kmp_pt_arena *a) {
+  KMP_DEBUG_ASSERT(a && a->live > 0);
+  if (--a->live)
+    return;
+  if (a == arenas && a->map_bytes == PT_ARENA_BYTES) {
+    a->used = PT_ALIGN(sizeof(kmp_pt_arena));
+    return;
+  }
+  kmp_pt_arena **pp = &arenas;
+  while (*pp != a)
+    pp = &(*pp)->next;
+  *pp = a->next;
+  __kmp_pt_private_free(a, a->map_bytes);
+}
+
+void kmp_pt_pool::release() {
+  kmp_pt_arena *a = arenas;
+  if (a && !a->live) {
+    arenas = a->next;
+    __kmp_pt_private_free(a, a->map_bytes);
+  }
+}
+
+int kmp_pt_pool::ranges(kmp_pt_range *out, int max) const {
+  int k = 0;
+  for (const kmp_pt_arena *a = arenas; a; a = a->next, k++)
+    if (k < max)
+      out[k] = {(uintptr_t)a, (uintptr_t)a + a->map_bytes};
+  return k;
 }
 
 #endif // KMP_PAGETRAP_SUPPORTED

@@ -11,7 +11,8 @@
  *
  *   kmp_pagetrap.cpp          start-up, the engines' registration and the
  *                             dispatch of their hooks (yield, fork(2),
- *                             shutdown), argument checks, the warnings
+ *                             shutdown), argument checks, the warnings,
+ *                             pools
  *   kmp_pagetrap_fault.cpp    the SIGSEGV handler, chaining  [signal handler]
  *   kmp_pagetrap_sys.cpp      raw system calls, private mappings, the
  *                             readability probe  [signal handler]
@@ -192,67 +193,7 @@ void __kmp_pt_warn_item(volatile int *count, kmp_i18n_id_t msg, ident_t *loc,
 #if KMP_PAGETRAP_SUPPORTED
 
 // ---------------------------------------------------------------------------
-// Tables the fault path reads without locks.  The owner (an engine, under
-// its lock) publishes an entry with a release store before it protects
-// anything the entry describes; to free one, it unpublishes it and calls
-// retire(), which bumps the generation and waits until no reader is inside.
-// Readers (the fault path, the wrappers) enter() before the first load of a
-// slot and leave() after the last use of an entry.
-template <typename T, int N> struct kmp_pt_table {
-  T *volatile slot[N];
-  volatile int hwm; // slots at and above are empty
-  volatile int readers; // inside the table now
-  volatile kmp_uint64 gen = 1; // bumped whenever protections change
-
-  void enter() { __atomic_fetch_add(&readers, 1, __ATOMIC_SEQ_CST); }
-  void leave() { __atomic_fetch_sub(&readers, 1, __ATOMIC_SEQ_CST); }
-  int size() const { return __atomic_load_n(&hwm, __ATOMIC_ACQUIRE); }
-  T *at(int i) const { return __atomic_load_n(&slot[i], __ATOMIC_ACQUIRE); }
-  kmp_uint64 generation() const {
-    return __atomic_load_n(&gen, __ATOMIC_ACQUIRE);
-  }
-  void bump() { __atomic_fetch_add(&gen, 1, __ATOMIC_ACQ_REL); }
-
-  // Under the owner's lock.
-  int full() const {
-    for (int i = 0; i < N; i++)
-      if (!slot[i])
-        return 0;
-    return 1;
-  }
-  int find(const T *p) const {
-    for (int i = 0; i < hwm; i++)
-      if (slot[i] == p)
-        return i;
-    return -1;
-  }
-  // The slot, or -1 if the table is full.
-  int publish(T *p) {
-    KMP_DEBUG_ASSERT(p && find(p) < 0);
-    for (int i = 0; i < N; i++)
-      if (!slot[i]) {
-        __atomic_store_n(&slot[i], p, __ATOMIC_RELEASE);
-        if (i >= hwm)
-          __atomic_store_n(&hwm, i + 1, __ATOMIC_RELEASE);
-        return i;
-      }
-    return -1;
-  }
-  void unpublish(int i) {
-    KMP_DEBUG_ASSERT(i >= 0 && i < hwm && slot[i]);
-    __atomic_store_n(&slot[i], (T *)NULL, __ATOMIC_RELEASE);
-    while (hwm > 0 && !slot[hwm - 1])
-      hwm--;
-  }
-  // After unpublish: a reader that loaded the entry before may still use it.
-  void retire() {
-    bump();
-    while (__atomic_load_n(&readers, __ATOMIC_SEQ_CST))
-      KMP_CPU_PAUSE();
-  }
-  // fork(2), in the child: the readers were other threads.
-  void atfork_child() { readers = 0; }
-};
+// What the fault path reads without locks
 
 // Memory the fault path reads gets mappings of its own: heap memory could
 // share a page with a program's range and be protected
@@ -260,21 +201,50 @@ template <typename T, int N> struct kmp_pt_table {
 void *__kmp_pt_private_alloc(size_t bytes);
 void __kmp_pt_private_free(void *p, size_t bytes);
 
+// Memory the fault path reads, for many small objects (next-touch's
+// segments, readonly's items): arenas, private mappings of 1 MiB (or what
+// one object needs) that alloc() fills one after the other, each unmapped
+// when the last object in it is freed -- but for the newest of the usual
+// size, which the next alloc() fills again.  The owner serialises the calls
+// (its lock); free() only once no reader can see the object.
+struct kmp_pt_arena {
+  kmp_pt_arena *next; // the pool's arenas, newest first
+  size_t map_bytes; // of its mapping, which starts with this
+  size_t used; // bytes handed out, this header included
+  size_t live; // objects not freed
+};
+struct kmp_pt_pool {
+  kmp_pt_arena *arenas;
+  // `bytes` of zeroes, and the arena that holds them; NULL if there is no
+  // memory.
+  void *alloc(size_t bytes, kmp_pt_arena **owner);
+  void free(kmp_pt_arena *a);
+  // Unmap the newest arena if it is empty (shutdown).
+  void release();
+  // The arenas' mappings: at most max in out; their number, which may be
+  // more.
+  int ranges(kmp_pt_range *out, int max) const;
+};
+
 // An index the fault path reads without locks, for any number of disjoint
 // address ranges (T has `base` and `end`): an array of entries sorted by
-// address, in a private mapping of its own, that the owner replaces as a
-// whole (read-copy-update) under its lock.  A reader enter()s, loads the
-// array once (get()), looks up by binary search, and leave()s after its last
-// use of an entry.  The owner builds the next array (update()), which
-// publishes it with a release store, and frees the last one once no reader
-// is inside; entries it dropped from the array are freed after that too.
+// address, which the owner replaces as a whole (read-copy-update) under its
+// lock.  A reader enter()s, loads the array once (get()), looks up by binary
+// search, and leave()s after its last use of an entry.  There are two arrays
+// of one capacity, in private mappings: the owner writes the one readers do
+// not see, publishes it with a release store, and writes the other next time
+// once no reader is inside.  Removing entries never needs memory (an
+// engine's drop cannot fail); adding may (ENOMEM: nothing changed).
 template <typename T> struct kmp_pt_index {
   struct snap {
-    size_t map_bytes; // of its private mapping
     int n;
     T *e[1]; // n of them, sorted by base, disjoint
   };
-  snap *volatile cur;
+  snap *volatile cur; // what readers see; NULL while empty
+  snap *buf[2]; // the two arrays (cur is one of them, or NULL)
+  size_t map_bytes; // of each array's mapping
+  int cap; // entries each array holds
+  bool spare_seen; // a reader may still be in the array cur is not
   volatile int readers; // inside the index now
   volatile kmp_uint64 gen = 1; // bumped whenever protections change
 
@@ -304,12 +274,11 @@ template <typename T> struct kmp_pt_index {
     return s && i < s->n && s->e[i]->base <= a ? s->e[i] : NULL;
   }
   // f(entry) for each entry of s that meets [a, e), in address order.
-  template <typename F> static void each(const snap *s, uintptr_t a,
-                                         uintptr_t e, F f) {
+  template <typename F>
+  static void each(const snap *s, uintptr_t a, uintptr_t e, F f) {
     for (int i = lower(s, a); s && i < s->n && s->e[i]->base < e; i++)
       f(s->e[i]);
   }
-
   // Are the n entries of e sorted and disjoint?  For KMP_DEBUG_ASSERT.
   static bool ordered(T *const *e, int n) {
     for (int i = 1; i < n; i++)
@@ -321,92 +290,123 @@ template <typename T> struct kmp_pt_index {
   // Under the owner's lock.  The entries now.
   int size() const { return cur ? cur->n : 0; }
   T *at(int i) const { return cur->e[i]; }
-  // The next array: the entries now for which keep(entry) holds, and the
-  // nadd entries of add (sorted, disjoint from those kept).  Published at
-  // once; the last array is freed once no reader is inside.  0, or ENOMEM
-  // (nothing changed).  gone(entry) is called for each entry dropped, once
-  // no reader can see it any more.
-  template <typename Keep, typename Gone>
-  int update(T *const *add, int nadd, Keep keep, Gone gone) {
-    snap *old = cur;
-    int n = old ? old->n : 0, nkept = 0;
-    // keep() is asked once per entry: its answer may change meanwhile.
-    char *kept = n ? (char *)KMP_INTERNAL_MALLOC(n) : NULL;
-    if (n && !kept)
-      return ENOMEM;
-    for (int i = 0; i < n; i++)
-      nkept += kept[i] = keep(old->e[i]) ? 1 : 0;
-    if (!nadd && nkept == n) {
-      KMP_INTERNAL_FREE(kept);
-      return 0;
-    }
-    snap *s = NULL;
-    if (nkept + nadd) {
-      size_t bytes = offsetof(snap, e) + sizeof(T *) * (nkept + nadd);
-      size_t pg = (size_t)__kmp_pt_page;
-      bytes = (bytes + pg - 1) & ~(pg - 1);
-      s = (snap *)__kmp_pt_private_alloc(bytes);
-      if (!s) {
-        KMP_INTERNAL_FREE(kept);
-        return ENOMEM;
-      }
-      s->map_bytes = bytes;
-      int i = 0, j = 0, k = 0;
-      while (i < n || j < nadd) {
-        if (i < n && !kept[i]) {
-          i++;
-          continue;
-        }
-        if (j >= nadd || (i < n && old->e[i]->base < add[j]->base))
-          s->e[k++] = old->e[i++];
-        else
-          s->e[k++] = add[j++];
-      }
-      s->n = k;
-      KMP_DEBUG_ASSERT(k == nkept + nadd && ordered(s->e, k));
-    }
-    __atomic_store_n(&cur, s, __ATOMIC_RELEASE);
-    if (old) {
+
+  // The array readers do not see, with room for `need` entries; NULL if
+  // there is no memory for it (nothing changed).
+  snap *spare(int need) {
+    if (spare_seen) { // a reader may still be in it
       retire();
-      for (int i = 0; i < n; i++)
-        if (!kept[i])
-          gone(old->e[i]);
-      __kmp_pt_private_free(old, old->map_bytes);
+      spare_seen = false;
     }
-    KMP_INTERNAL_FREE(kept);
-    return 0;
-  }
-  // Add the nadd entries of add (sorted, disjoint from the others) without
-  // waiting for readers: *old receives the last array, for release() once
-  // the owner can wait for them (a reader may wait for what the owner does
-  // next with the new entries).  0, or ENOMEM (nothing changed).
-  int publish(T *const *add, int nadd, snap **old) {
-    *old = NULL;
-    snap *last = cur;
-    int n = last ? last->n : 0;
+    if (need <= cap)
+      return buf[0] == cur ? buf[1] : buf[0];
+    int c = need > 2 * cap ? need : 2 * cap;
+    c = c < 64 ? 64 : c;
     size_t pg = (size_t)__kmp_pt_page;
-    size_t bytes = offsetof(snap, e) + sizeof(T *) * (n + nadd);
+    size_t bytes = offsetof(snap, e) + sizeof(T *) * c;
     bytes = (bytes + pg - 1) & ~(pg - 1);
-    snap *s = (snap *)__kmp_pt_private_alloc(bytes);
+    snap *a = (snap *)__kmp_pt_private_alloc(bytes);
+    snap *b = a ? (snap *)__kmp_pt_private_alloc(bytes) : NULL;
+    if (!b) {
+      if (a)
+        __kmp_pt_private_free(a, bytes);
+      return NULL;
+    }
+    // The old arrays go once no reader is in cur either: the new one is
+    // published by the caller first, so the old cur is retired after it.
+    old_buf[0] = buf[0];
+    old_buf[1] = buf[1];
+    old_bytes = map_bytes;
+    buf[0] = a;
+    buf[1] = b;
+    map_bytes = bytes;
+    cap = (int)((bytes - offsetof(snap, e)) / sizeof(T *));
+    return a;
+  }
+  snap *old_buf[2];
+  size_t old_bytes;
+  // Publish s (filled with n entries; NULL when n is 0).
+  void show(snap *s, int n) {
+    if (s)
+      s->n = n;
+    KMP_DEBUG_ASSERT(!s || ordered(s->e, n));
+    __atomic_store_n(&cur, n ? s : (snap *)NULL, __ATOMIC_RELEASE);
+    spare_seen = true;
+    if (old_buf[0]) { // grown: the old arrays once nobody reads them
+      retire();
+      spare_seen = false;
+      __kmp_pt_private_free(old_buf[0], old_bytes);
+      __kmp_pt_private_free(old_buf[1], old_bytes);
+      old_buf[0] = old_buf[1] = NULL;
+    }
+  }
+
+  // Add the nadd entries of add (sorted, disjoint from the others) without
+  // waiting for readers of the array they replace: a reader may wait for
+  // what the owner does next with the new entries (settle() waits, before
+  // the owner relies on no reader seeing the old array).  0, or ENOMEM
+  // (nothing changed).
+  int publish(T *const *add, int nadd) {
+    KMP_DEBUG_ASSERT(ordered(add, nadd));
+    if (!nadd)
+      return 0;
+    const snap *last = cur;
+    int n = last ? last->n : 0;
+    snap *s = spare(n + nadd);
     if (!s)
       return ENOMEM;
-    s->map_bytes = bytes;
     int i = 0, j = 0, k = 0;
     while (i < n || j < nadd)
       s->e[k++] = j >= nadd || (i < n && last->e[i]->base < add[j]->base)
                       ? last->e[i++]
                       : add[j++];
-    s->n = k;
-    KMP_DEBUG_ASSERT(ordered(add, nadd) && ordered(s->e, k));
-    __atomic_store_n(&cur, s, __ATOMIC_RELEASE);
-    *old = last;
+    show(s, k);
     return 0;
   }
-  void release(snap *old) {
-    if (!old)
+  void settle() {
+    if (spare_seen) {
+      retire();
+      spare_seen = false;
+    }
+  }
+  // Keep the entries for which keep(entry) holds; gone(entry) is called for
+  // each entry left out, once no reader can see it.  Never fails.
+  template <typename Keep, typename Gone> void update(Keep keep, Gone gone) {
+    const snap *last = cur;
+    int n = last ? last->n : 0, k = 0;
+    if (!n)
       return;
-    retire();
-    __kmp_pt_private_free(old, old->map_bytes);
+    snap *s = spare(n); // no more than now: never allocates
+    KMP_DEBUG_ASSERT(s);
+    // keep() is asked once per entry (its answer may change meanwhile): the
+    // entries left out are collected at the end of s, behind the kept ones.
+    int out = n;
+    for (int i = 0; i < n; i++) {
+      if (keep(last->e[i]))
+        s->e[k++] = last->e[i];
+      else
+        s->e[--out] = last->e[i];
+    }
+    if (k == n) {
+      spare_seen = false; // written, not shown: nobody reads it
+      return;
+    }
+    show(s, k);
+    settle();
+    for (int i = out; i < n; i++)
+      gone(s->e[i]);
+  }
+  // Remove one entry.
+  void remove(T *x) {
+    update([=](T *e) { return e != x; }, [](T *) {});
+  }
+  // The private mappings of the arrays: up to 2 in out; their number.
+  int ranges(kmp_pt_range *out) const {
+    int k = 0;
+    for (int i = 0; i < 2; i++)
+      if (buf[i])
+        out[k++] = {(uintptr_t)buf[i], (uintptr_t)buf[i] + map_bytes};
+    return k;
   }
   // A reader that loaded an array or an entry before may still use it:
   // wait until none is inside.
@@ -414,13 +414,6 @@ template <typename T> struct kmp_pt_index {
     bump();
     while (__atomic_load_n(&readers, __ATOMIC_SEQ_CST))
       KMP_CPU_PAUSE();
-  }
-  // The private mapping of the array, if any.
-  int range(kmp_pt_range *out) const {
-    if (!cur)
-      return 0;
-    *out = {(uintptr_t)cur, (uintptr_t)cur + cur->map_bytes};
-    return 1;
   }
   // fork(2), in the child: the readers were other threads.
   void atfork_child() { readers = 0; }

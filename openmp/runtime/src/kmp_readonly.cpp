@@ -373,9 +373,11 @@ static void ro_prepare_messages() {
 static void ro_atfork(int phase) {
   if (phase == 0) {
     __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
+    __kmp_acquire_bootstrap_lock(&__kmp_ro_copies_lock);
     return;
   }
   if (phase == 1) {
+    __kmp_release_bootstrap_lock(&__kmp_ro_copies_lock);
     __kmp_release_bootstrap_lock(&__kmp_ro_lock);
     return;
   }
@@ -386,10 +388,10 @@ static void ro_atfork(int phase) {
   // replicas are the child's to write (the thread that forked may be in the
   // region's code, reading one), and their ends in the child change nothing.
   ro_forks++;
-  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table.slot[i];
-    if (!it)
-      continue;
+  __kmp_ro_copies.atfork_child();
+  __kmp_init_bootstrap_lock(&__kmp_ro_copies_lock);
+  for (int i = 0; i < __kmp_ro_table.size(); i++) {
+    kmp_ro_item *it = __kmp_ro_table.at(i);
     __kmp_ro_replicas_atfork_child(it);
     for (size_t c = 0; c < it->nchunks; c++)
       if (it->chunks[c] == KMP_RO_OPENING) {
@@ -684,16 +686,20 @@ static int ro_private_ranges(kmp_pt_range *out, int max) {
         (uintptr_t)__kmp_ro_graves +
             ((sizeof(kmp_ro_grave) * KMP_RO_GRAVES + pg - 1) & ~(pg - 1)));
   }
-  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table.slot[i];
-    if (!it)
-      continue;
-    add((uintptr_t)it, (uintptr_t)it + it->alloc_bytes);
-    for (int n = 0; n < KMP_RO_MAX_NODES; n++)
-      if (it->rep[n].map)
-        add((uintptr_t)it->rep[n].dirty,
-            (uintptr_t)it->rep[n].dirty + it->rep[n].map_bytes);
-  }
+  // The pool of items, the replicas' mappings, the two indexes' arrays.
+  k += __kmp_ro_pool_ranges(out + (k < max ? k : max), k < max ? max - k : 0);
+  __kmp_ro_copies.enter();
+  const kmp_pt_index<kmp_ro_copy>::snap *copies = __kmp_ro_copies.get();
+  for (int i = 0; copies && i < copies->n; i++)
+    add(copies->e[i]->base, copies->e[i]->end);
+  __kmp_ro_copies.leave();
+  kmp_pt_range arrays[2];
+  for (int i = 0, n = __kmp_ro_table.ranges(arrays); i < n; i++)
+    add(arrays[i].start, arrays[i].end);
+  __kmp_acquire_bootstrap_lock(&__kmp_ro_copies_lock);
+  for (int i = 0, n = __kmp_ro_copies.ranges(arrays); i < n; i++)
+    add(arrays[i].start, arrays[i].end);
+  __kmp_release_bootstrap_lock(&__kmp_ro_copies_lock);
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
   return k;
 }
@@ -703,9 +709,8 @@ static void ro_cleanup() {
   if (!TCR_4(ro_ready))
     return;
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
-  for (int i = 0; i < __kmp_ro_table.hwm; i++)
-    if (__kmp_ro_table.slot[i])
-      __kmp_ro_table.slot[i]->users = 0; // no region runs any more
+  for (int i = 0; i < __kmp_ro_table.size(); i++)
+    __kmp_ro_table.at(i)->users = 0; // no region runs any more
   __kmp_ro_release(0, 0, 0);
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
 }

@@ -38,7 +38,6 @@
 
 #include "kmp_pagetrap.h"
 
-#define KMP_RO_MAX_ITEMS 256 // items cached at once
 #define KMP_RO_MAX_NODES KMP_NEXTTOUCH_MAX_NODES // replicas per item
 #define KMP_RO_CHUNK_PAGES 32 // opened by one write between regions
 
@@ -64,6 +63,15 @@
 #define KMP_RO_BLOCK 64 // fills a block of its own from malloc: its first
                         // and last pages are protected too
 
+struct kmp_ro_item;
+// Where a replica's mapping is, for the fault path and for region starts
+// that list bytes of a copy: an entry of __kmp_ro_copies.
+struct kmp_ro_copy {
+  uintptr_t base, end; // the whole mapping: dirty bytes, copy, last page
+  kmp_ro_item *item;
+  int node;
+};
+
 // A replica: a private mapping of dirty bytes (one per chunk: 1 = copy it
 // again) followed by the copy of the item's pages, read-only.
 struct kmp_ro_replica {
@@ -84,11 +92,12 @@ struct kmp_ro_replica {
   // The kernel's written bits found the item's edges written since this
   // copy last compared them (only for an item they track).
   volatile int edges_written;
+  kmp_ro_copy where; // in __kmp_ro_copies while the mapping exists
 };
 enum { KMP_RO_COPY_OPEN, KMP_RO_COPY_EDGES, KMP_RO_COPY_CLOSED };
 
-// A cached list item, in a private mapping of its own followed by its chunk
-// states; read without locks by the fault path.
+// A cached list item, followed by its chunk states, in the engine's pool
+// (private mappings); read without locks by the fault path.
 struct kmp_ro_item {
   uintptr_t base, end; // its bytes: the key
   uintptr_t mbase, mend; // the pages that hold it (what a replica copies)
@@ -115,7 +124,7 @@ struct kmp_ro_item {
   kmp_uint64 last_use; // activation of its last region (LRU)
   size_t nchunks;
   unsigned char *chunks; // KMP_RO_CLOSED / _OPENING / _OPEN per chunk
-  size_t alloc_bytes; // of the mapping that holds this and the chunks
+  kmp_pt_arena *arena; // of the pool, which holds this and the chunks
   // The last region that listed it, for the fault path's message.
   const char *volatile psource; // ident_t's ";file;func;line;col;;"
   const char *volatile name; // the list item as written, or NULL
@@ -174,10 +183,28 @@ static inline int __kmp_ro_protect_edges(const kmp_ro_item *it, char *m,
   return rc;
 }
 
-// The table the fault path reads (kmp_pt_table): slots are published and
-// emptied under __kmp_ro_lock; its generation is bumped when protections
-// change and at drops.
-extern kmp_pt_table<kmp_ro_item, KMP_RO_MAX_ITEMS> __kmp_ro_table;
+// The cached items by their bytes, as the fault path reads them
+// (kmp_pt_index): replaced under __kmp_ro_lock; its generation is bumped
+// when protections change and at drops.
+extern kmp_pt_index<kmp_ro_item> __kmp_ro_table;
+// The replicas' mappings (kmp_pt_index): replaced under
+// __kmp_ro_copies_lock (a replica is made in a region, by a thread of its
+// node, without __kmp_ro_lock; dropped under both locks, that one second).
+extern kmp_pt_index<kmp_ro_copy> __kmp_ro_copies;
+extern kmp_bootstrap_lock_t __kmp_ro_copies_lock;
+// f(it) for each cached item whose pages may meet [a, e) (its bytes meet
+// [a - page, e + page)), from inside the index; the caller checks the
+// pages it means.  Lock-free, async-signal-safe.
+template <typename F>
+static inline void __kmp_ro_each_near(uintptr_t a, uintptr_t e, F f) {
+  uintptr_t pg = (uintptr_t)__kmp_pt_page;
+  kmp_pt_index<kmp_ro_item>::each(__kmp_ro_table.get(), a > pg ? a - pg : 0,
+                                  e < UINTPTR_MAX - pg ? e + pg : UINTPTR_MAX,
+                                  f);
+}
+// The pool that holds the items: its mappings (at most max in out; their
+// number, which may be more).  Under __kmp_ro_lock.
+int __kmp_ro_pool_ranges(kmp_pt_range *out, int max);
 // Items may be write-protected: the layer's wrappers call the engine (the
 // watch bit).
 static inline int __kmp_ro_live() { return __kmp_pt_watched(KMP_PT_READONLY); }

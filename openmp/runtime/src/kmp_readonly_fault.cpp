@@ -50,7 +50,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-kmp_pt_table<kmp_ro_item, KMP_RO_MAX_ITEMS> __kmp_ro_table;
+kmp_pt_index<kmp_ro_item> __kmp_ro_table;
+kmp_pt_index<kmp_ro_copy> __kmp_ro_copies;
+kmp_bootstrap_lock_t __kmp_ro_copies_lock =
+    KMP_BOOTSTRAP_LOCK_INITIALIZER(__kmp_ro_copies_lock);
 volatile int __kmp_ro_node_hwm = 0;
 const char *__kmp_ro_msg_fatal = NULL;
 const char *__kmp_ro_msg_warn = NULL;
@@ -425,19 +428,24 @@ int __kmp_ro_fault(uintptr_t addr, void *uc) {
   if (ro_tls_last_page == page && ro_tls_last_gen == gen)
     return 0; // the same fault again: not (or no longer) ours
   __kmp_ro_table.enter();
-  int hwm = __kmp_ro_table.size(), done = 0;
-  for (int i = 0; i < hwm && !done; i++) {
-    kmp_ro_item *it = __kmp_ro_table.at(i);
-    if (!it)
-      continue;
-    if (addr >= it->pbase && addr < it->pend) {
-      ro_tls_last_page = page;
-      ro_tls_last_gen = gen;
-      done = ro_write_to_readable(page, uc) && ro_original(it, addr) ? 1 : -1;
-      break;
-    }
-    int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
-    for (int n = 0; n < nodes && !done; n++) {
+  int done = 0;
+  __kmp_ro_each_near(addr, addr + 1, [&](kmp_ro_item *it) {
+    if (done || addr < it->pbase || addr >= it->pend)
+      return;
+    ro_tls_last_page = page;
+    ro_tls_last_gen = gen;
+    done = ro_write_to_readable(page, uc) && ro_original(it, addr) ? 1 : -1;
+  });
+  // A replica's mapping holds the address: its item is live (a copy leaves
+  // __kmp_ro_copies before its item is freed).
+  __kmp_ro_copies.enter();
+  kmp_ro_copy *where =
+      done ? NULL
+           : kmp_pt_index<kmp_ro_copy>::find(__kmp_ro_copies.get(), addr);
+  if (where) {
+    kmp_ro_item *it = where->item;
+    int n = where->node;
+    {
       char *m = __atomic_load_n(&it->rep[n].map, __ATOMIC_ACQUIRE);
       if (m && addr >= (uintptr_t)m &&
           addr < (uintptr_t)m + (it->mend - it->mbase)) {
@@ -471,6 +479,7 @@ int __kmp_ro_fault(uintptr_t addr, void *uc) {
       abort();
     }
   }
+  __kmp_ro_copies.leave();
   __kmp_ro_table.leave();
   return done > 0;
 }
@@ -483,14 +492,12 @@ int __kmp_ro_io_write(uintptr_t a, uintptr_t e) {
     return 0;
   int rc = 0;
   __kmp_ro_table.enter();
-  int hwm = __kmp_ro_table.size();
-  for (int i = 0; i < hwm && !rc; i++) {
-    kmp_ro_item *it = __kmp_ro_table.at(i);
-    if (!it || it->pend <= a || it->pbase >= e || it->pbase == it->pend)
-      continue; // the kernel can write the pages that are not protected
+  __kmp_ro_each_near(a, e, [&](kmp_ro_item *it) {
+    if (rc || it->pend <= a || it->pbase >= e || it->pbase == it->pend)
+      return; // the kernel can write the pages that are not protected
     int kind = __atomic_load_n(&it->kind, __ATOMIC_ACQUIRE);
     if (kind & KMP_RO_IMMUTABLE)
-      continue; // the program's read-only memory: its own EFAULT
+      return; // the program's read-only memory: its own EFAULT
     uintptr_t lo = a > it->pbase ? a : it->pbase;
     uintptr_t hi = e < it->pend ? e : it->pend;
     size_t c0 = (lo - it->pbase) / __kmp_ro_chunk_bytes();
@@ -504,26 +511,26 @@ int __kmp_ro_io_write(uintptr_t a, uintptr_t e) {
       if (!ro_open_between(it, c, other))
         rc = EFAULT; // a region lists it: nothing may be written
     }
-  }
+  });
   __kmp_ro_table.leave();
   return rc;
 }
 
-// Mark the cached items that `pick` selects stale: their next region start
-// drops them and copies them afresh.
-template <typename Pick> static void ro_mark_stale(Pick pick) {
+// Mark the cached items near [a, e) (__kmp_ro_each_near; all: 0,
+// UINTPTR_MAX) that `pick` selects stale: their next region start drops
+// them and copies them afresh.
+template <typename Pick>
+static void ro_mark_stale(uintptr_t a, uintptr_t e, Pick pick) {
   __kmp_ro_table.enter();
-  int hwm = __kmp_ro_table.size();
-  for (int i = 0; i < hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table.at(i);
-    if (!it || !pick(it))
-      continue;
+  __kmp_ro_each_near(a, e, [&](kmp_ro_item *it) {
+    if (!pick(it))
+      return;
     __atomic_fetch_or(&it->kind, KMP_RO_STALE, __ATOMIC_ACQ_REL);
     // Its copies are out of date from now on: closed, unless a region
     // reads them now.
     if (!__atomic_load_n(&it->users, __ATOMIC_SEQ_CST))
       __kmp_ro_close_replicas(it);
-  }
+  });
   __kmp_ro_table.leave();
 }
 
@@ -539,43 +546,40 @@ void __kmp_ro_mapping_change(uintptr_t a, uintptr_t e) {
   if (e <= a)
     return;
   __kmp_ro_table.enter();
-  int hwm = __kmp_ro_table.size();
-  for (int i = 0; i < hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table.at(i);
-    if (!it || it->pend <= a || it->pbase >= e || it->pbase == it->pend)
-      continue;
+  __kmp_ro_each_near(a, e, [&](kmp_ro_item *it) {
+    if (it->pend <= a || it->pbase >= e || it->pbase == it->pend)
+      return;
     if (__atomic_load_n(&it->kind, __ATOMIC_ACQUIRE) & KMP_RO_IMMUTABLE)
-      continue; // never protected by the engine
+      return; // never protected by the engine
     uintptr_t lo = a > it->pbase ? a : it->pbase;
     uintptr_t hi = e < it->pend ? e : it->pend;
     size_t c0 = (lo - it->pbase) / __kmp_ro_chunk_bytes();
     size_t c1 = (hi - 1 - it->pbase) / __kmp_ro_chunk_bytes() + 1;
     for (size_t c = c0; c < c1; c++)
       ro_open_between(it, c, 0, 0); // a region that lists it keeps it closed
-  }
+  });
   __kmp_ro_table.leave();
-  ro_mark_stale(
-      [=](const kmp_ro_item *it) { return it->mbase < e && it->mend > a; });
+  ro_mark_stale(a, e, [=](const kmp_ro_item *it) {
+    return it->mbase < e && it->mend > a;
+  });
   // The kernel's written bits stop tracking [a, e) (every item with a page
   // there is stale now): a registered part would be a VMA of its own, and
   // mremap() moves one VMA only.  Not beyond: a page there may be another
   // item's edge.  The drop untracks the rest.
   __kmp_ro_table.enter();
-  hwm = __kmp_ro_table.size();
-  for (int i = 0; i < hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table.at(i);
-    if (!it || it->mend <= a || it->mbase >= e || !__kmp_ro_tracked(it))
-      continue;
+  __kmp_ro_each_near(a, e, [&](kmp_ro_item *it) {
+    if (it->mend <= a || it->mbase >= e || !__kmp_ro_tracked(it))
+      return;
     __kmp_pt_written_untrack(a > it->mbase ? a : it->mbase,
                              e < it->mend ? e : it->mend);
-  }
+  });
   __kmp_ro_table.leave();
 }
 
 int __kmp_ro_forced_write(uintptr_t a, uintptr_t e) {
   if (e <= a)
     return 0;
-  ro_mark_stale([=](const kmp_ro_item *it) {
+  ro_mark_stale(a, e, [=](const kmp_ro_item *it) {
     int kind = __atomic_load_n(&it->kind, __ATOMIC_ACQUIRE);
     return it->base < e && it->end > a &&
            ((kind & KMP_RO_IMMUTABLE) || it->pbase == it->pend);
@@ -584,7 +588,7 @@ int __kmp_ro_forced_write(uintptr_t a, uintptr_t e) {
 }
 
 void __kmp_ro_file_write(kmp_uint64 ino) {
-  ro_mark_stale([=](const kmp_ro_item *it) {
+  ro_mark_stale(0, UINTPTR_MAX, [=](const kmp_ro_item *it) {
     return (ino ? it->inode == ino : it->inode != 0) &&
            !(__atomic_load_n(&it->kind, __ATOMIC_ACQUIRE) & KMP_RO_SHARED);
   });

@@ -35,6 +35,38 @@
 
 size_t __kmp_ro_reserved = 0; // budget reserved by cached items
 volatile kmp_uint64 __kmp_ro_drops = 0; // items dropped so far
+static kmp_pt_pool ro_pool; // the items and their chunk states
+
+int __kmp_ro_pool_ranges(kmp_pt_range *out, int max) {
+  return ro_pool.ranges(out, max);
+}
+
+// The cached items that pick(it) selects, collected (allocated with
+// __kmp_allocate, *n of them): dropping one replaces the index, which a
+// walk through it must not see.
+template <typename Pick>
+static kmp_ro_item **ro_collect(uintptr_t a, uintptr_t e, int *n, Pick pick) {
+  int k = 0, cap = 0;
+  kmp_ro_item **out = NULL;
+  kmp_pt_index<kmp_ro_item>::each(
+      __kmp_ro_table.get(), a, e, [&](kmp_ro_item *it) {
+        if (!pick(it))
+          return;
+        if (k == cap) {
+          cap = cap ? 2 * cap : 16;
+          kmp_ro_item **m =
+              (kmp_ro_item **)__kmp_allocate(sizeof(kmp_ro_item *) * cap);
+          if (out) {
+            memcpy(m, out, sizeof(kmp_ro_item *) * k);
+            __kmp_free(out);
+          }
+          out = m;
+        }
+        out[k++] = it;
+      });
+  *n = k;
+  return out;
+}
 
 // The VMA holding a, from v[*j] on (sorted); NULL if a is in a hole.
 static const kmp_pt_vma *ro_vma(const kmp_pt_vma *v, int n, int *j,
@@ -152,16 +184,19 @@ static int ro_split_block(uintptr_t page) {
                         KMP_PT_MAXNODE, 0) == 0;
 }
 
-// The policy of its first page back to the default, if it still has ours
-// (an item dropped after the program freed the block and mapped memory of
-// its own there keeps what the program gave it, unless it is the same).
-static void ro_unsplit_block(const kmp_ro_item *it) {
+// The policy of the block's first page back to the default, if it still
+// has ours (an item dropped after the program freed the block and mapped
+// memory of its own there keeps what the program gave it, unless it is the
+// same).
+static void ro_unsplit_block_at(uintptr_t page) {
   int mode = -1;
-  if ((it->kind & KMP_RO_BLOCK) &&
-      __kmp_pt_get_mempolicy(&mode, NULL, 0, (void *)it->mbase, MPOL_F_ADDR) ==
-          0 &&
+  if (__kmp_pt_get_mempolicy(&mode, NULL, 0, (void *)page, MPOL_F_ADDR) == 0 &&
       mode == MPOL_PREFERRED)
-    __kmp_pt_mbind((void *)it->mbase, __kmp_pt_page, MPOL_DEFAULT, NULL, 0, 0);
+    __kmp_pt_mbind((void *)page, __kmp_pt_page, MPOL_DEFAULT, NULL, 0, 0);
+}
+static void ro_unsplit_block(const kmp_ro_item *it) {
+  if (it->kind & KMP_RO_BLOCK)
+    ro_unsplit_block_at(it->mbase);
 }
 
 // Give the pages the engine holds read-only (those of its closed chunks)
@@ -225,15 +260,14 @@ static void ro_own_pages(const kmp_ro_item *it, uintptr_t *s, uintptr_t *e) {
   uintptr_t pg = (uintptr_t)__kmp_pt_page;
   *s = it->mbase;
   *e = it->mend;
-  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
-    const kmp_ro_item *o = __kmp_ro_table.slot[i];
-    if (!o || o == it || !__kmp_ro_tracked(o))
-      continue;
+  __kmp_ro_each_near(it->mbase, it->mend, [&](const kmp_ro_item *o) {
+    if (o == it || !__kmp_ro_tracked(o))
+      return;
     if (o->mbase <= it->mbase && o->mend > it->mbase)
       *s = it->mbase + pg;
     if (o->mbase < it->mend && o->mend >= it->mend)
       *e = it->mend - pg;
-  }
+  });
 }
 
 // Track its pages with the kernel's written bits, where they exist.  Not a
@@ -279,26 +313,23 @@ static void ro_drop(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
   ro_restore(it, v, nv);
   ro_unsplit_block(it);
   ro_untrack(it);
-  int slot = __kmp_ro_table.find(it);
-  if (slot >= 0)
-    __kmp_ro_table.unpublish(slot);
   // Maps read before this are out of date for its pages (region starts
   // read them again before they look at another item).
   __atomic_fetch_add(&__kmp_ro_drops, 1, __ATOMIC_ACQ_REL);
-  __kmp_ro_table.retire();
+  __kmp_ro_table.remove(it); // and no reader sees it any more
   __kmp_ro_free_replicas(it);
   __kmp_ro_reserved -= it->reserved;
   KMP_PT_ADD(readonly_dropped, 1);
-  __kmp_pt_private_free(it, it->alloc_bytes);
+  ro_pool.free(it->arena);
 }
 
 // The least recently used item no region uses, with budget reserved if
 // `budget`; NULL if none.
 static kmp_ro_item *ro_lru(int budget, const kmp_ro_item *keep) {
   kmp_ro_item *v = NULL;
-  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table.slot[i];
-    if (it && it != keep && !it->users && (!budget || it->reserved) &&
+  for (int i = 0; i < __kmp_ro_table.size(); i++) {
+    kmp_ro_item *it = __kmp_ro_table.at(i);
+    if (it != keep && !it->users && (!budget || it->reserved) &&
         (!v || it->last_use < v->last_use))
       v = it;
   }
@@ -325,18 +356,10 @@ static int ro_home(uintptr_t mbase, uintptr_t mend) {
 }
 
 // A new item for [base, end), published with every chunk open (the region
-// start closes them); NULL if the table is full of items in use.
+// start closes them); NULL if there is no memory for it.
 static kmp_ro_item *ro_new(uintptr_t base, uintptr_t end, int prot, int kind,
-                           const kmp_pt_vma *v, const kmp_pt_vma *maps,
-                           int nmaps) {
+                           const kmp_pt_vma *v) {
   KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_ro_lock) && base < end);
-  if (__kmp_ro_table.full()) {
-    kmp_ro_item *old = ro_lru(0, NULL);
-    if (!old)
-      return NULL;
-    ro_drop(old, maps, nmaps);
-    return ro_new(base, end, prot, kind, v, maps, nmaps);
-  }
   uintptr_t pg = (uintptr_t)__kmp_pt_page;
   uintptr_t pbase = (base + pg - 1) & ~(pg - 1), pend = end & ~(pg - 1);
   if (pbase > pend)
@@ -349,11 +372,15 @@ static kmp_ro_item *ro_new(uintptr_t base, uintptr_t end, int prot, int kind,
   }
   size_t nchunks =
       (pend - pbase + __kmp_ro_chunk_bytes() - 1) / __kmp_ro_chunk_bytes();
-  size_t bytes = (sizeof(kmp_ro_item) + nchunks + pg - 1) & ~(pg - 1);
-  kmp_ro_item *it = (kmp_ro_item *)__kmp_pt_private_alloc(bytes);
-  if (!it)
+  kmp_pt_arena *arena;
+  kmp_ro_item *it =
+      (kmp_ro_item *)ro_pool.alloc(sizeof(kmp_ro_item) + nchunks, &arena);
+  if (!it) {
+    if (kind & KMP_RO_BLOCK)
+      ro_unsplit_block_at(base & ~(pg - 1));
     return NULL;
-  memset(it, 0, sizeof *it);
+  }
+  it->arena = arena;
   it->base = base;
   it->end = end;
   it->mbase = base & ~(pg - 1);
@@ -368,17 +395,22 @@ static kmp_ro_item *ro_new(uintptr_t base, uintptr_t end, int prot, int kind,
   it->chunks = (unsigned char *)(it + 1);
   memset(it->chunks, (kind & KMP_RO_IMMUTABLE) ? KMP_RO_CLOSED : KMP_RO_OPEN,
          nchunks);
-  it->alloc_bytes = bytes;
   KMP_DEBUG_ASSERT(it->mbase <= it->pbase && it->pbase <= it->pend &&
                    it->pend <= it->mend);
   KMP_DEBUG_ASSERT(nchunks * __kmp_ro_chunk_bytes() >= it->pend - it->pbase);
   it->home = __kmp_pt_num_nodes > 1 ? ro_home(it->mbase, it->mend) : 0;
   // A write to its file changes it (__kmp_ro_file_write): the I/O wrappers
   // look at what a write() writes to only while such an item is cached.
+  ro_track(it);
+  if (__kmp_ro_table.publish(&it, 1) != 0) { // no memory: not cached
+    ro_untrack(it);
+    ro_unsplit_block(it);
+    ro_pool.free(it->arena);
+    return NULL;
+  }
+  __kmp_ro_table.settle();
   if (ro_file_backed(it) && ro_file_items++ == 0)
     __kmp_pt_set_file_watched(KMP_PT_READONLY, 1);
-  ro_track(it);
-  __kmp_ro_table.publish(it);
   return it;
 }
 
@@ -414,18 +446,21 @@ static int ro_classify(uintptr_t base, uintptr_t end, const kmp_pt_vma *v,
   // Pages of the engine's own (the items, which the fault path writes, and
   // the replicas; a range inside a replica was translated by the caller):
   // never protected.
-  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table.slot[i];
-    if (!it)
-      continue;
-    if (mb < (uintptr_t)it + it->alloc_bytes && me > (uintptr_t)it)
+  kmp_pt_range pools[64];
+  int np = ro_pool.ranges(pools, 64);
+  for (int i = 0; i < np && i < 64; i++)
+    if (mb < pools[i].end && me > pools[i].start)
       return EINVAL;
-    for (int nd = 0; nd < KMP_RO_MAX_NODES; nd++)
-      if (it->rep[nd].map &&
-          mb < (uintptr_t)it->rep[nd].dirty + it->rep[nd].map_bytes &&
-          me > (uintptr_t)it->rep[nd].dirty)
-        return EINVAL;
-  }
+  for (const kmp_pt_arena *a = ro_pool.arenas; np > 64 && a; a = a->next)
+    if (mb < (uintptr_t)a + a->map_bytes && me > (uintptr_t)a)
+      return EINVAL;
+  int mine = 0;
+  __kmp_ro_copies.enter();
+  kmp_pt_index<kmp_ro_copy>::each(__kmp_ro_copies.get(), mb, me,
+                                  [&](kmp_ro_copy *) { mine = 1; });
+  __kmp_ro_copies.leave();
+  if (mine)
+    return EINVAL;
   // On a thread's stack, its pages are reused by other frames later: only
   // protected while a region lists it.
   for (int i = 0; i < nstacks; i++)
@@ -528,32 +563,24 @@ int __kmp_ro_reserve(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
 // a cached item (a nested region lists what its enclosing region gave it):
 // *base and *end translated.
 static void ro_translate(uintptr_t *base, uintptr_t *end) {
-  // Only the nodes that have replicas: a loop over every node slot of every
-  // item made a region start with 256 items take milliseconds.
-  int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
-  for (int i = 0; i < __kmp_ro_table.hwm && nodes; i++) {
-    kmp_ro_item *it = __kmp_ro_table.slot[i];
-    if (!it)
-      continue;
-    for (int nd = 0; nd < nodes; nd++) {
-      uintptr_t m = (uintptr_t)it->rep[nd].map;
-      if (m && *base >= m && *end <= m + (it->mend - it->mbase)) {
-        *base = it->mbase + (*base - m);
-        *end = it->mbase + (*end - m);
-        return;
-      }
+  __kmp_ro_copies.enter();
+  kmp_ro_copy *c =
+      kmp_pt_index<kmp_ro_copy>::find(__kmp_ro_copies.get(), *base);
+  if (c) {
+    kmp_ro_item *it = c->item;
+    uintptr_t m = (uintptr_t)it->rep[c->node].map;
+    if (m && *base >= m && *end <= m + (it->mend - it->mbase)) {
+      *base = it->mbase + (*base - m);
+      *end = it->mbase + (*end - m);
     }
   }
+  __kmp_ro_copies.leave();
 }
 
 // The cached item of exactly [base, end), or NULL.
 static kmp_ro_item *ro_cached(uintptr_t base, uintptr_t end) {
-  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table.slot[i];
-    if (it && it->base == base && it->end == end)
-      return it;
-  }
-  return NULL;
+  kmp_ro_item *it = kmp_pt_index<kmp_ro_item>::find(__kmp_ro_table.get(), base);
+  return it && it->base == base && it->end == end ? it : NULL;
 }
 
 kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
@@ -581,27 +608,29 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
   }
   // Inside an item a running region holds (a nested region lists part of
   // it): that item serves it.
-  for (int i = 0; i < __kmp_ro_table.hwm && !it; i++) {
-    kmp_ro_item *o = __kmp_ro_table.slot[i];
+  if (!it) {
+    kmp_ro_item *o =
+        kmp_pt_index<kmp_ro_item>::find(__kmp_ro_table.get(), base);
     if (o && o->users && o->base <= base && end <= o->end)
       it = o;
   }
   if (!it) {
     // A different item over the same bytes: dropped, unless a region uses
     // it.  The maps have changed then: the caller reads them again.
-    int dropped = 0;
-    for (int i = 0; i < __kmp_ro_table.hwm; i++) {
-      kmp_ro_item *o = __kmp_ro_table.slot[i];
-      if (!o || o->end <= base || o->base >= end)
-        continue;
-      if (o->users) {
-        *err = EBUSY;
-        return NULL;
-      }
-      ro_drop(o, v, nv);
-      dropped = 1;
+    int n, busy = 0;
+    kmp_ro_item **over = ro_collect(base, end, &n, [&](kmp_ro_item *o) {
+      busy |= o->users != 0;
+      return true;
+    });
+    for (int i = 0; i < n && !busy; i++)
+      ro_drop(over[i], v, nv);
+    if (over)
+      __kmp_free(over);
+    if (busy) {
+      *err = EBUSY;
+      return NULL;
     }
-    if (dropped) {
+    if (n) {
       *err = EAGAIN;
       return NULL;
     }
@@ -610,7 +639,7 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
     *err = ro_classify(base, end, v, nv, stacks, nstacks, &prot, &kind, &first);
     if (*err)
       return NULL;
-    it = ro_new(base, end, prot, kind, first, v, nv);
+    it = ro_new(base, end, prot, kind, first);
     if (!it) {
       *err = ENOMEM;
       return NULL;
@@ -629,22 +658,30 @@ int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages) {
   KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_ro_lock) && start <= end);
   int rc = 0;
   kmp_pt_vma *v = NULL;
-  int nv = -1;
-  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table.slot[i];
-    if (!it)
-      continue;
-    uintptr_t s = pages ? it->pbase : it->base, e = pages ? it->pend : it->end;
-    if (start != end && (e <= start || s >= end || s == e))
-      continue;
-    if (it->users) {
-      rc = EBUSY;
-      continue;
-    }
+  int nv = -1, n;
+  uintptr_t pg = (uintptr_t)__kmp_pt_page;
+  kmp_ro_item **its = ro_collect(
+      start == end ? 0 : (start > pg ? start - pg : 0),
+      start == end ? UINTPTR_MAX
+                   : (end < UINTPTR_MAX - pg ? end + pg : UINTPTR_MAX),
+      &n, [&](kmp_ro_item *it) {
+        uintptr_t s = pages ? it->pbase : it->base,
+                  e = pages ? it->pend : it->end;
+        if (start != end && (e <= start || s >= end || s == e))
+          return false;
+        if (it->users) {
+          rc = EBUSY;
+          return false;
+        }
+        return true;
+      });
+  for (int i = 0; i < n; i++) {
     if (nv < 0)
       nv = __kmp_pt_read_maps(&v, 0);
-    ro_drop(it, nv < 0 ? NULL : v, nv);
+    ro_drop(its[i], nv < 0 ? NULL : v, nv);
   }
+  if (its)
+    __kmp_free(its);
   if (v)
     __kmp_pt_free_maps(v);
   return rc;
@@ -656,10 +693,10 @@ int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages) {
 // room.  v: the maps of a region start.
 void __kmp_ro_drop_gone(const kmp_pt_vma *v, int nv) {
   KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_ro_lock));
-  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table.slot[i];
-    if (!it || it->users)
-      continue;
+  int n;
+  kmp_ro_item **gone = ro_collect(0, UINTPTR_MAX, &n, [&](kmp_ro_item *it) {
+    if (it->users)
+      return false;
     int j;
     uintptr_t a = it->mbase;
     const kmp_pt_vma *m = ro_vma_find(v, nv, &j, a);
@@ -667,9 +704,12 @@ void __kmp_ro_drop_gone(const kmp_pt_vma *v, int nv) {
       a = m->end;
       m = ro_vma(v, nv, &j, a);
     }
-    if (!m)
-      ro_drop(it, v, nv);
-  }
+    return !m;
+  });
+  for (int i = 0; i < n; i++)
+    ro_drop(gone[i], v, nv);
+  if (gone)
+    __kmp_free(gone);
 }
 
 // A run [s, e) of pages the kernel's written bits found written: the
@@ -678,10 +718,9 @@ void __kmp_ro_drop_gone(const kmp_pt_vma *v, int nv) {
 // faulted and opened it already: marked dirty again, nothing more).
 static void ro_written(void *arg, uintptr_t s, uintptr_t e) {
   (void)arg;
-  for (int i = 0; i < __kmp_ro_table.hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table.slot[i];
-    if (!it || !__kmp_ro_tracked(it) || it->mend <= s || it->mbase >= e)
-      continue;
+  __kmp_ro_each_near(s, e, [&](kmp_ro_item *it) {
+    if (!__kmp_ro_tracked(it) || it->mend <= s || it->mbase >= e)
+      return;
     uintptr_t cs = s > it->pbase ? s : it->pbase,
               ce = e < it->pend ? e : it->pend;
     if (cs < ce)
@@ -694,7 +733,7 @@ static void ro_written(void *arg, uintptr_t s, uintptr_t e) {
     }
     KA_TRACE(30, ("ro_written: [%p, %p) in item [%p, %p)\n", (void *)s,
                   (void *)e, (void *)it->base, (void *)it->end));
-  }
+  });
 }
 
 void __kmp_ro_scan_written(uintptr_t lo, uintptr_t hi) {

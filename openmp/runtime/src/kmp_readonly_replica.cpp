@@ -88,12 +88,10 @@ static int ro_copy(const kmp_ro_item *it, char *m, uintptr_t s, uintptr_t e) {
 static void ro_mark_gone(const char *p, size_t bytes) {
   uintptr_t a = (uintptr_t)p, e = a + bytes;
   __kmp_ro_table.enter();
-  int hwm = __kmp_ro_table.size();
-  for (int i = 0; i < hwm; i++) {
-    kmp_ro_item *it = __kmp_ro_table.at(i);
-    if (it && it->base < e && it->end > a)
-      __atomic_fetch_or(&it->kind, KMP_RO_STALE, __ATOMIC_ACQ_REL);
-  }
+  kmp_pt_index<kmp_ro_item>::each(
+      __kmp_ro_table.get(), a, e, [](kmp_ro_item *it) {
+        __atomic_fetch_or(&it->kind, KMP_RO_STALE, __ATOMIC_ACQ_REL);
+      });
   __kmp_ro_table.leave();
 }
 
@@ -131,6 +129,17 @@ static char *ro_make(kmp_ro_item *it, kmp_ro_replica *r, int node) {
          it->end - it->base);
   // A copy that cannot be protected would not stop a write through it.
   if (__kmp_pt_mprotect(m, rb, PROT_READ) != 0) {
+    __kmp_pt_private_free(p, db + rb + tail);
+    return NULL;
+  }
+  // Where it is, before anybody may hold a pointer into it.
+  r->where = {(uintptr_t)p, (uintptr_t)p + db + rb + tail, it, node};
+  kmp_ro_copy *where = &r->where;
+  __kmp_acquire_bootstrap_lock(&__kmp_ro_copies_lock);
+  int rc = __kmp_ro_copies.publish(&where, 1);
+  __kmp_ro_copies.settle();
+  __kmp_release_bootstrap_lock(&__kmp_ro_copies_lock);
+  if (rc != 0) {
     __kmp_pt_private_free(p, db + rb + tail);
     return NULL;
   }
@@ -274,11 +283,20 @@ char *__kmp_ro_replica(kmp_ro_item *it, int node, kmp_uint64 act) {
 kmp_ro_grave *__kmp_ro_graves = NULL;
 static int ro_next_grave = 0;
 
+// The copy's mapping leaves __kmp_ro_copies (a fault there now finds its
+// grave, or nothing).
+static void ro_unlist(kmp_ro_replica *r) {
+  __kmp_acquire_bootstrap_lock(&__kmp_ro_copies_lock);
+  __kmp_ro_copies.remove(&r->where);
+  __kmp_release_bootstrap_lock(&__kmp_ro_copies_lock);
+}
+
 static void ro_bury(kmp_ro_item *it, kmp_ro_replica *r, int node) {
   if (!__kmp_ro_graves)
     __kmp_ro_graves = (kmp_ro_grave *)__kmp_pt_private_alloc(
         ro_round_page(sizeof(kmp_ro_grave) * KMP_RO_GRAVES));
   if (!__kmp_ro_graves) {
+    ro_unlist(r);
     __kmp_pt_private_free(r->dirty, r->map_bytes);
     return;
   }
@@ -297,6 +315,8 @@ static void ro_bury(kmp_ro_item *it, kmp_ro_replica *r, int node) {
   g->start = (uintptr_t)r->map;
   __atomic_store_n(&g->end, (uintptr_t)r->map + (it->mend - it->mbase),
                    __ATOMIC_RELEASE);
+  // The grave first: a fault there meanwhile finds one or the other.
+  ro_unlist(r);
 }
 
 void __kmp_ro_free_replicas(kmp_ro_item *it) {
@@ -329,8 +349,10 @@ void __kmp_ro_replicas_atfork_child(kmp_ro_item *it) {
 void __kmp_ro_replicas_disown(kmp_ro_item *it) {
   for (int n = 0; n < KMP_RO_MAX_NODES; n++) {
     kmp_ro_replica *r = &it->rep[n];
-    if (r->map)
+    if (r->map) {
       __kmp_pt_mprotect(r->map, it->mend - it->mbase, PROT_READ | PROT_WRITE);
+      ro_unlist(r);
+    }
     r->map = NULL;
     r->dirty = NULL;
     r->map_bytes = 0;
