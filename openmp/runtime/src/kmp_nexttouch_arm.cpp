@@ -630,15 +630,8 @@ static void nt_arm_built(nt_built *b, nt_arming *w) {
 // Does [a, b) meet one of the exclusions x[nx] (sorted, disjoint)?
 static bool nt_excluded(const kmp_pt_range *x, int nx, uintptr_t a,
                         uintptr_t b) {
-  int lo = 0, hi = nx;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (x[mid].end <= a)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < nx && x[lo].start < b;
+  int i = __kmp_pt_first_after(x, nx, a);
+  return i < nx && x[i].start < b;
 }
 
 // Arm again the units of a live segment in [start, stop) that are done
@@ -778,15 +771,8 @@ static void nt_arm_vma_piece(const kmp_pt_vma *m, uintptr_t at, uintptr_t e,
 static void nt_arm_in_vma(const kmp_pt_vma *m, uintptr_t at, uintptr_t stop,
                           const kmp_pt_range *x, int nx, nt_arming *w,
                           nt_built *bl) {
-  int lo = 0, hi = nx;
-  while (lo < hi) { // the first exclusion that ends after at
-    int mid = lo + (hi - lo) / 2;
-    if (x[mid].end <= at)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  for (int i = lo; i < nx && at < stop && x[i].start < stop; i++) {
+  for (int i = __kmp_pt_first_after(x, nx, at);
+       i < nx && at < stop && x[i].start < stop; i++) {
     if (x[i].start > at)
       nt_arm_vma_piece(m, at, x[i].start, w, bl);
     uintptr_t skip_end = x[i].end < stop ? x[i].end : stop;

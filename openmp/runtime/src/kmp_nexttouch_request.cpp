@@ -289,19 +289,6 @@ static int nt_maps_read() {
   return 0;
 }
 
-// The first entry of the sorted, disjoint v[n] that ends after a.
-template <typename T> static int nt_lower(const T *v, int n, uintptr_t a) {
-  int lo = 0, hi = n;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (v[mid].end <= a)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 // The check against the copy.
 static int nt_check_in(uintptr_t start, uintptr_t end) {
   const kmp_pt_vma *v = nt_maps.v;
@@ -313,7 +300,7 @@ static int nt_check_in(uintptr_t start, uintptr_t end) {
   if (start < nt_tls_stack.end && end > nt_tls_stack.start)
     return EINVAL;
   uintptr_t at = start;
-  for (int i = nt_lower(v, n, start); i < n && at < end; i++) {
+  for (int i = __kmp_pt_first_after(v, n, start); i < n && at < end; i++) {
     if (v[i].start > at)
       return EFAULT;
     uintptr_t e = v[i].end < end ? v[i].end : end;
@@ -332,7 +319,7 @@ static int nt_check_in(uintptr_t start, uintptr_t end) {
   // The runtime's own memory is not the program's: a range over it (a hole
   // the program unmapped, which the runtime's next mapping filled) is
   // refused as unmapped memory.
-  int p = nt_lower(nt_maps.priv, nt_maps.npriv, start);
+  int p = __kmp_pt_first_after(nt_maps.priv, nt_maps.npriv, start);
   if (p < nt_maps.npriv && nt_maps.priv[p].start < end)
     return EFAULT;
   return 0;

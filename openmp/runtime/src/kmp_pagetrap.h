@@ -170,6 +170,21 @@ struct kmp_pt_range {
   uintptr_t start, end; // end exclusive
 };
 
+// The first of the n ranges of v (sorted, disjoint; T has `end`) that ends
+// after a (n if none).  Async-signal-safe.
+template <typename T>
+static inline int __kmp_pt_first_after(const T *v, int n, uintptr_t a) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (v[mid].end <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 // ---------------------------------------------------------------------------
 // Arguments and warnings (kmp_pagetrap.cpp)
 

@@ -80,16 +80,8 @@ static const kmp_pt_vma *ro_vma(const kmp_pt_vma *v, int n, int *j,
 // VMA that ends above a.
 static const kmp_pt_vma *ro_vma_find(const kmp_pt_vma *v, int n, int *j,
                                      uintptr_t a) {
-  int lo = 0, hi = n;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (v[mid].end <= a)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  *j = lo;
-  return lo < n && v[lo].start <= a ? &v[lo] : NULL;
+  *j = __kmp_pt_first_after(v, n, a);
+  return *j < n && v[*j].start <= a ? &v[*j] : NULL;
 }
 
 // Is the VMA m the same kind of memory as it was when it was first seen (a

@@ -105,15 +105,8 @@ int main(void) {
   bytes = 2 * LIMITED * pg;
   char *b = nt_map(bytes);
   fill(b, bytes);
-  long want = nt_max_map_count() - nt_map_count() - SPARE;
-  NT_CHECK(want > 0, "max_map_count %ld, %ld maps", nt_max_map_count(),
-           nt_map_count());
-  char *pool = (char *)mmap(NULL, want * pg, PROT_NONE,
-                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  NT_CHECK(pool != MAP_FAILED, "pool");
-  for (long i = 0; i < want; i += 2)
-    if (mprotect(pool + i * pg, pg, PROT_READ) != 0)
-      break;
+  long want;
+  char *pool = nt_use_up_maps(SPARE, &want);
   c0 = nt_counters();
   for (long r = 0; r < LIMITED; r++)
     rc |= kmp_nexttouch(b + 2 * r * pg, pg);
@@ -134,21 +127,18 @@ int main(void) {
            armed, failed, LIMITED);
   NT_CHECK(handled == armed, "%llu of %llu armed pages handled", handled,
            armed);
-  munmap(pool, want * pg);
+  if (pool)
+    munmap(pool, want * pg);
   NT_CHECK(wrong(b, bytes) == 0, "byte %ld", wrong(b, bytes) - 1);
   // A second arming at the limit says nothing more (FileCheck).
-  pool = (char *)mmap(NULL, want * pg, PROT_NONE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  for (long i = 0; pool != MAP_FAILED && i < want; i += 2)
-    if (mprotect(pool + i * pg, pg, PROT_READ) != 0)
-      break;
+  pool = nt_use_up_maps(SPARE, &want);
   for (long r = 0; r < LIMITED; r++)
     rc |= kmp_nexttouch(b + 2 * r * pg, pg);
 #pragma omp parallel for schedule(static) reduction(+ : bad)
   for (long r = 0; r < LIMITED; r++)
     bad += b[2 * r * pg + 17] != value(2 * r * pg + 17);
   NT_CHECK(bad == 0 && rc == 0, "second arming at the limit");
-  if (pool != MAP_FAILED)
+  if (pool)
     munmap(pool, want * pg);
   NT_CHECK(wrong(b, bytes) == 0, "byte %ld", wrong(b, bytes) - 1);
   munmap(b, bytes);

@@ -192,6 +192,27 @@ static long nt_max_map_count(void) {
   return n;
 }
 
+// Use up the process's mappings but `spare`: single pages with alternating
+// protection in one reserved range, so that neighbours do not merge.  The
+// range (*pages pages; munmap it to give them back), or NULL.
+static char *nt_use_up_maps(long spare, long *pages) {
+  long pg = nt_pagesize();
+  *pages = nt_max_map_count() - nt_map_count() - spare;
+  NT_CHECK(*pages > 0, "max_map_count %ld, %ld maps", nt_max_map_count(),
+           nt_map_count());
+  if (*pages <= 0)
+    return NULL;
+  char *pool = (char *)mmap(NULL, *pages * pg, PROT_NONE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  NT_CHECK(pool != MAP_FAILED, "pool");
+  if (pool == MAP_FAILED)
+    return NULL;
+  for (long i = 0; i < *pages; i += 2)
+    if (mprotect(pool + i * pg, pg, PROT_READ) != 0)
+      break;
+  return pool;
+}
+
 static int nt_done(const char *name) {
   if (nt_failures) {
     printf("%s: FAILED (%d)\n", name, nt_failures);

@@ -46,17 +46,9 @@ int main(void) {
       items[i][b] = shadow[i][b] = (char)(b * 7 + i);
   }
   NT_CHECK(region() == 0, "first region");
-  // Use up the mappings: single pages with alternating protection, so that
-  // neighbours do not merge, in one reserved range.
-  long want = nt_max_map_count() - nt_map_count() - SPARE;
-  NT_CHECK(want > 0, "max_map_count %ld, %ld maps", nt_max_map_count(),
-           nt_map_count());
-  char *pool = (char *)mmap(NULL, want * pg, PROT_NONE,
-                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  NT_CHECK(pool != MAP_FAILED, "pool");
-  for (long i = 0; i < want; i += 2)
-    if (mprotect(pool + i * pg, pg, PROT_READ) != 0)
-      break;
+  // Use up the mappings.
+  long want;
+  char *pool = nt_use_up_maps(SPARE, &want);
   long spare = nt_max_map_count() - nt_map_count();
   long bad = 0;
   for (int r = 0; r < 40 && !nt_failures; r++) {
