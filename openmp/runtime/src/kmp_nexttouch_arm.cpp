@@ -79,7 +79,7 @@ int __kmp_nt_segment_ranges(kmp_pt_range *out, int max) {
   };
   if (__kmp_nt_move_lists_range(&r))
     add(r);
-  kmp_pt_range arrays[2];
+  kmp_pt_range arrays[4];
   for (int i = 0, n = __kmp_nt_table.ranges(arrays); i < n; i++)
     add(arrays[i]);
   return k + nt_pool.ranges(out + (k < max ? k : max), k < max ? max - k : 0);

@@ -309,10 +309,7 @@ template <typename T> struct kmp_pt_index {
   // The array readers do not see, with room for `need` entries; NULL if
   // there is no memory for it (nothing changed).
   snap *spare(int need) {
-    if (spare_seen) { // a reader may still be in it
-      retire();
-      spare_seen = false;
-    }
+    settle(); // a reader may still be in it
     if (need <= cap)
       return buf[0] == cur ? buf[1] : buf[0];
     int c = need > 2 * cap ? need : 2 * cap;
@@ -327,8 +324,8 @@ template <typename T> struct kmp_pt_index {
         __kmp_pt_private_free(a, bytes);
       return NULL;
     }
-    // The old arrays go once no reader is in cur either: the new one is
-    // published by the caller first, so the old cur is retired after it.
+    // The old arrays go once no reader is in them (settle()): the caller
+    // publishes the new one first.
     old_buf[0] = buf[0];
     old_buf[1] = buf[1];
     old_bytes = map_bytes;
@@ -347,13 +344,6 @@ template <typename T> struct kmp_pt_index {
     KMP_DEBUG_ASSERT(!s || ordered(s->e, n));
     __atomic_store_n(&cur, n ? s : (snap *)NULL, __ATOMIC_RELEASE);
     spare_seen = true;
-    if (old_buf[0]) { // grown: the old arrays once nobody reads them
-      retire();
-      spare_seen = false;
-      __kmp_pt_private_free(old_buf[0], old_bytes);
-      __kmp_pt_private_free(old_buf[1], old_bytes);
-      old_buf[0] = old_buf[1] = NULL;
-    }
   }
 
   // Add the nadd entries of add (sorted, disjoint from the others) without
@@ -378,10 +368,17 @@ template <typename T> struct kmp_pt_index {
     show(s, k);
     return 0;
   }
+  // Wait until no reader is in an array that cur is not (and free the
+  // arrays a growth replaced).  Not while a reader may wait for the owner.
   void settle() {
     if (spare_seen) {
       retire();
       spare_seen = false;
+    }
+    if (old_buf[0]) {
+      __kmp_pt_private_free(old_buf[0], old_bytes);
+      __kmp_pt_private_free(old_buf[1], old_bytes);
+      old_buf[0] = old_buf[1] = NULL;
     }
   }
   // Keep the entries for which keep(entry) holds; gone(entry) is called for
@@ -415,12 +412,16 @@ template <typename T> struct kmp_pt_index {
   void remove(T *x) {
     update([=](T *e) { return e != x; }, [](T *) {});
   }
-  // The private mappings of the arrays: up to 2 in out; their number.
+  // The private mappings of the arrays (and of those a growth replaced, not
+  // freed yet): up to 4 in out; their number.
   int ranges(kmp_pt_range *out) const {
     int k = 0;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
       if (buf[i])
         out[k++] = {(uintptr_t)buf[i], (uintptr_t)buf[i] + map_bytes};
+      if (old_buf[i])
+        out[k++] = {(uintptr_t)old_buf[i], (uintptr_t)old_buf[i] + old_bytes};
+    }
     return k;
   }
   // A reader that loaded an array or an entry before may still use it:

@@ -693,7 +693,7 @@ static int ro_private_ranges(kmp_pt_range *out, int max) {
   for (int i = 0; copies && i < copies->n; i++)
     add(copies->e[i]->base, copies->e[i]->end);
   __kmp_ro_copies.leave();
-  kmp_pt_range arrays[2];
+  kmp_pt_range arrays[4];
   for (int i = 0, n = __kmp_ro_table.ranges(arrays); i < n; i++)
     add(arrays[i].start, arrays[i].end);
   __kmp_acquire_bootstrap_lock(&__kmp_ro_copies_lock);
