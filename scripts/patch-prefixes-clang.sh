@@ -99,7 +99,9 @@ for i in "${!series[@]}"; do
       -c core.whitespace=-blank-at-eol am -q --keep-non-patch "$top/patches/$p"
     head=$(git -C "$wt" rev-parse HEAD)
   fi
-  grep -q '^diff --git a/\(clang\|llvm\)/' "$top/patches/$p" || continue
+  # Only patches that change what clang is built from (not its docs).
+  grep '^diff --git a/\(clang\|llvm\)/' "$top/patches/$p" |
+    grep -vq '^diff --git a/clang/docs/' || continue
   id=$(prefix_id $k)
   if [ $k -lt $from ] || grep -qx "$id" "$state"; then
     skipped=$((skipped + 1))

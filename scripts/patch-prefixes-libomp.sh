@@ -52,7 +52,9 @@ for i in "${!series[@]}"; do
   k=$((i + 1))
   git -C "$wt" -c user.name=prefix -c user.email=prefix@localhost \
     -c core.whitespace=-blank-at-eol am -q --keep-non-patch "$top/patches/$p"
-  grep -q '^diff --git a/openmp/' "$top/patches/$p" || continue
+  # Only patches that change what libomp is built from (not its docs).
+  grep '^diff --git a/openmp/' "$top/patches/$p" |
+    grep -vq '^diff --git a/openmp/docs/' || continue
   link_overlay
   n=$((n + 1))
   b=$work/build-$k
