@@ -106,14 +106,18 @@ clang: llvm-overlay
 # 22.1.8's other way, LIBOMP_FORTRAN_MODULES=ON, fails at configure time
 # (openmp/module/CMakeLists.txt sets a property of runtime/src before CMake
 # has read that directory).
+# What every libomp of ours is configured with (libomp, libomp-compat,
+# libomp-debug).
+OMP_CONFIG := -DLIBOMP_USE_HWLOC=ON -DOPENMP_ENABLE_LIBOMPTARGET=OFF \
+  -DLIBOMP_OMPD_SUPPORT=OFF -DOPENMP_ENABLE_OMPT_TOOLS=OFF
+
 FC ?= gfortran
 OMP_FORTRAN := $(if $(shell command -v $(FC)),-DLIBOMP_FORTRAN_MODULES=OFF \
   -DLIBOMP_FORTRAN_MODULES_COMPILER=$(shell command -v $(FC)))
 libomp: source
 	@if [ ! -f $(OMP_BUILD)/build.ninja ]; then \
 	  cmake $(CMAKE_COMMON) -S $(SRC)/openmp -B $(OMP_BUILD) \
-	    -DLIBOMP_USE_HWLOC=ON -DOPENMP_ENABLE_LIBOMPTARGET=OFF \
-	    -DLIBOMP_OMPD_SUPPORT=OFF -DOPENMP_ENABLE_OMPT_TOOLS=OFF \
+	    $(OMP_CONFIG) \
 	    -DOPENMP_TEST_C_COMPILER=$(CLANG) -DOPENMP_TEST_CXX_COMPILER=$(CLANG)++ \
 	    -DOPENMP_TEST_OPENMP_FLAGS=-fopenmp \
 	    -DOPENMP_LLVM_LIT_EXECUTABLE=$(LIT) \
@@ -142,8 +146,7 @@ libomp-compat: source
 	  rm -rf $(COMPAT_BUILD); \
 	  cmake $(CMAKE_COMMON) -S $(SRC)/openmp -B $(COMPAT_BUILD) \
 	    -DCMAKE_SYSROOT=$$sysroot \
-	    -DLIBOMP_USE_HWLOC=ON -DOPENMP_ENABLE_LIBOMPTARGET=OFF \
-	    -DLIBOMP_OMPD_SUPPORT=OFF -DOPENMP_ENABLE_OMPT_TOOLS=OFF \
+	    $(OMP_CONFIG) \
 	    -DLIBOMP_INSTALL_ALIASES=OFF \
 	    >$(COMPAT_BUILD).configure.log 2>&1 || \
 	    { cat $(COMPAT_BUILD).configure.log; exit 1; }; fi
@@ -164,8 +167,7 @@ libomp-debug: source
 	@if [ ! -f $(DEBUG_BUILD)/build.ninja ]; then \
 	  cmake $(CMAKE_COMMON) -S $(SRC)/openmp -B $(DEBUG_BUILD) \
 	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIBOMP_ENABLE_ASSERTIONS=ON \
-	    -DLIBOMP_USE_HWLOC=ON -DOPENMP_ENABLE_LIBOMPTARGET=OFF \
-	    -DLIBOMP_OMPD_SUPPORT=OFF -DOPENMP_ENABLE_OMPT_TOOLS=OFF \
+	    $(OMP_CONFIG) \
 	    -DLIBOMP_INSTALL_ALIASES=OFF \
 	    >$(DEBUG_BUILD).configure.log 2>&1 || \
 	    { cat $(DEBUG_BUILD).configure.log; exit 1; }; fi
