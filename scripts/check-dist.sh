@@ -130,14 +130,14 @@ if [ -d checkout ]; then
   if ! command -v cmake >/dev/null || [ "$(cmake --version | awk 'NR == 1 {print $3}' | cut -d. -f1-2 | tr . ' ' | awk '{print ($1 > 3 || $2 >= 20)}')" != 1 ]; then
     out=$(bash checkout/scripts/libomp-only.sh "$HOME/lo" 2>&1) && fail "libomp-only with an old CMake"
     echo "$out"
-    echo "$out" | grep -q "CMake 3.20 or newer" || fail "libomp-only does not name CMake"
+    grep -q "CMake 3.20 or newer" <<<"$out" || fail "libomp-only does not name CMake"
     python3 -m pip install --user --quiet cmake
   fi
   NT_ORIG_FILE=$PWD/orig.tar.xz NT_BUILD=$PWD/lo-build JOBS=2 \
     bash checkout/scripts/libomp-only.sh "$HOME/lo"
   gcc -fopenmp -O2 -I "$HOME/lo/include" gcc_api.c -o gcc_api_lo \
     -L "$HOME/lo/lib" -Wl,-rpath,"$HOME/lo/lib"
-  ldd ./gcc_api_lo | grep -q "libomp.so => $HOME/lo/" || fail "libomp-only's libomp"
+  grep -q "libomp.so => $HOME/lo/" <<<"$(ldd ./gcc_api_lo)" || fail "libomp-only's libomp"
   KMP_NEXTTOUCH_FORCE=1 KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 ./gcc_api_lo
 fi
 echo "check-dist ($suite): PASS"

@@ -30,9 +30,12 @@ say "stream_triad on its own with gcc (NextTouch::OpenMP_C, libgomp is libomp)"
 cmake -S "$top/examples/stream_triad" -B "$bld-gcc" -DCMAKE_C_COMPILER=gcc \
   -DCMAKE_PREFIX_PATH="$prefix" > "$bld-gcc.log" 2>&1 &&
   cmake --build "$bld-gcc" >> "$bld-gcc.log" 2>&1 || { cat "$bld-gcc.log"; exit 1; }
-ldd "$bld-gcc/stream_triad" | grep -q "libomp.so => $prefix/" ||
+# ldd's output read whole first: with pipefail, a grep -q that stops at its
+# match may leave ldd writing into a closed pipe (SIGPIPE fails the pipeline).
+libs=$(ldd "$bld-gcc/stream_triad")
+grep -q "libomp.so => $prefix/" <<<"$libs" ||
   bad "gcc's stream_triad does not load the tree's libomp"
-! ldd "$bld-gcc/stream_triad" | grep -q libgomp.so.1 ||
+! grep -q libgomp.so.1 <<<"$libs" ||
   bad "gcc's stream_triad loads gcc's libgomp"
 
 say "jacobi through pkg-config with gcc"
@@ -43,7 +46,7 @@ jacobi: $(SRC)
 	gcc -O2 $(shell pkg-config --cflags nexttouch) $< -o $@ \
 	  $(shell pkg-config --libs nexttouch) -lm
 MK
-ldd "$bld-pc/jacobi" | grep -q "libomp.so => $prefix/" ||
+grep -q "libomp.so => $prefix/" <<<"$(ldd "$bld-pc/jacobi")" ||
   bad "the pkg-config jacobi does not load the tree's libomp"
 
 # name args: each prints "name: OK" and a placement line.
