@@ -63,12 +63,6 @@ void __kmp_nt_free_arenas() {
 // hole of a range freed since its request, or merged into the VMA of a heap
 // buffer.
 
-static int nt_cmp_interval(const void *a, const void *b) {
-  uintptr_t x = ((const kmp_pt_range *)a)->start,
-            y = ((const kmp_pt_range *)b)->start;
-  return x < y ? -1 : x > y;
-}
-
 int __kmp_nt_segment_ranges(kmp_pt_range *out, int max) {
   int k = 0;
   kmp_pt_range r;
@@ -135,17 +129,7 @@ static kmp_pt_range *nt_exclusions(int *n, const kmp_pt_vma *v, int nv) {
     x[k++].end = priv[i].end;
   }
   KMP_INTERNAL_FREE(priv);
-  qsort(x, k, sizeof(kmp_pt_range), nt_cmp_interval);
-  int m = 0;
-  for (int i = 1; i < k; i++) {
-    if (x[i].start <= x[m].end) {
-      if (x[i].end > x[m].end)
-        x[m].end = x[i].end;
-    } else {
-      x[++m] = x[i];
-    }
-  }
-  *n = k ? m + 1 : 0;
+  *n = (int)__kmp_pt_ranges_merge(x, k);
   return x;
 }
 

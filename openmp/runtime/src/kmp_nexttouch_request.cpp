@@ -118,17 +118,7 @@ void __kmp_nt_request_sort() {
   KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_nt_lock));
   KMP_DEBUG_ASSERT(nt_ranges_ordered(nt_req.sorted));
   if (nt_req.sorted < nt_req.nranges) {
-    qsort(nt_req.ranges, nt_req.nranges, sizeof(kmp_pt_range), nt_cmp_range);
-    size_t k = 0;
-    for (size_t i = 1; i < nt_req.nranges; i++) {
-      if (nt_req.ranges[i].start <= nt_req.ranges[k].end) {
-        if (nt_req.ranges[i].end > nt_req.ranges[k].end)
-          nt_req.ranges[k].end = nt_req.ranges[i].end;
-      } else {
-        nt_req.ranges[++k] = nt_req.ranges[i];
-      }
-    }
-    nt_req.nranges = k + 1;
+    nt_req.nranges = __kmp_pt_ranges_merge(nt_req.ranges, nt_req.nranges);
     nt_req.sorted = nt_req.nranges;
   }
   KMP_DEBUG_ASSERT(nt_ranges_ordered(nt_req.nranges));
@@ -242,12 +232,6 @@ void __kmp_nt_check_reset() {
   nt_maps.n = -1;
 }
 
-static int nt_cmp_start(const void *a, const void *b) {
-  uintptr_t x = ((const kmp_pt_range *)a)->start,
-            y = ((const kmp_pt_range *)b)->start;
-  return x < y ? -1 : x > y;
-}
-
 // Read the copy again; 0, or ENOMEM.
 static int nt_maps_read() {
   __kmp_nt_check_reset();
@@ -272,18 +256,8 @@ static int nt_maps_read() {
     cap = n + k;
   }
   n += k;
-  qsort(p, n, sizeof(*p), nt_cmp_start);
-  k = 0;
-  for (int i = 1; i < n; i++) {
-    if (p[i].start <= p[k].end) {
-      if (p[i].end > p[k].end)
-        p[k].end = p[i].end;
-    } else {
-      p[++k] = p[i];
-    }
-  }
   nt_maps.priv = p;
-  nt_maps.npriv = n ? k + 1 : 0;
+  nt_maps.npriv = (int)__kmp_pt_ranges_merge(p, n);
   KA_TRACE(20, ("nt_maps_read: %d VMAs, %d private ranges, generation %llu\n",
                 nt_maps.n, nt_maps.npriv, (unsigned long long)nt_maps.gen));
   return 0;

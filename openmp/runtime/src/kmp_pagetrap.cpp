@@ -21,6 +21,7 @@
 #include "kmp_str.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #if KMP_PAGETRAP_SUPPORTED
 #include <unistd.h>
@@ -162,6 +163,28 @@ void __kmp_pt_initialize() {
 #else
   __kmp_pt_initialized = 1;
 #endif
+}
+
+static int pt_cmp_start(const void *a, const void *b) {
+  uintptr_t x = ((const kmp_pt_range *)a)->start,
+            y = ((const kmp_pt_range *)b)->start;
+  return x < y ? -1 : x > y;
+}
+
+size_t __kmp_pt_ranges_merge(kmp_pt_range *r, size_t n) {
+  if (!n)
+    return 0;
+  qsort(r, n, sizeof(*r), pt_cmp_start);
+  size_t k = 0;
+  for (size_t i = 1; i < n; i++) {
+    if (r[i].start <= r[k].end) {
+      if (r[i].end > r[k].end)
+        r[k].end = r[i].end;
+    } else {
+      r[++k] = r[i];
+    }
+  }
+  return k + 1;
 }
 
 // ---------------------------------------------------------------------------

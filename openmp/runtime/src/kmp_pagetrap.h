@@ -100,7 +100,8 @@
   X(readonly_fallback_budget)                                                  \
   X(readonly_fallback_unreplicable)                                            \
   X(readonly_dropped)                                                          \
-  X(readonly_replica_ns)
+  X(readonly_replica_ns)                                                       \
+  X(readonly_lists_reused)
 
 // Updated with relaxed atomic adds from everywhere, the handler included.
 extern kmp_nexttouch_counters_t __kmp_pt_cnt;
@@ -184,6 +185,10 @@ static inline int __kmp_pt_first_after(const T *v, int n, uintptr_t a) {
   }
   return lo;
 }
+
+// Sort r[0, n) by start and merge, in place, the ranges that overlap or
+// meet: returns how many are left.  Not in the signal handler (qsort).
+size_t __kmp_pt_ranges_merge(kmp_pt_range *r, size_t n);
 
 // ---------------------------------------------------------------------------
 // Arguments and warnings (kmp_pagetrap.cpp)
@@ -600,6 +605,11 @@ void __kmp_pt_written_untrack(uintptr_t s, uintptr_t e);
 int __kmp_pt_written_scan(uintptr_t s, uintptr_t e,
                           void (*f)(void *arg, uintptr_t s, uintptr_t e),
                           void *arg);
+// Are the tracked ranges r[0, n) (sorted, disjoint, page-aligned) all still
+// tracked (not unmapped or mapped anew since: a mapping replaced is not
+// registered) and none of their pages written since the last scan?  One
+// PAGEMAP_SCAN that changes nothing; 0 if not, or not known.
+int __kmp_pt_written_quiet(const kmp_pt_range *r, int n);
 // Bumped in a fork() child, where nothing tracked before is tracked.
 extern kmp_uint64 __kmp_pt_written_epoch;
 void __kmp_pt_written_atfork_child();

@@ -64,6 +64,7 @@ struct kmp_pm_scan_arg {
 };
 #define KMP_PAGEMAP_SCAN _IOWR('f', 16, struct kmp_pm_scan_arg)
 #define KMP_PM_SCAN_WP_MATCHING (1ULL << 0)
+#define KMP_PAGE_IS_WPALLOWED (1ULL << 0)
 #define KMP_PAGE_IS_WRITTEN (1ULL << 1)
 
 kmp_uint64 __kmp_pt_written_epoch = 1;
@@ -142,6 +143,93 @@ int __kmp_pt_written_scan(uintptr_t s, uintptr_t e,
     s = (uintptr_t)a.walk_end;
   }
   return 0;
+}
+
+// Does a PAGEMAP_SCAN of [s, e) with these categories list any page?  -1
+// if the scan failed.
+static int pt_written_any(uintptr_t s, uintptr_t e, kmp_uint64 inverted,
+                          kmp_uint64 mask) {
+  kmp_pm_page_region vec[1];
+  kmp_pm_scan_arg a;
+  memset(&a, 0, sizeof a);
+  a.size = sizeof a;
+  a.start = s;
+  a.end = e;
+  a.vec = (uintptr_t)vec;
+  a.vec_len = 1;
+  a.max_pages = 1;
+  a.category_inverted = inverted;
+  a.category_mask = mask;
+  a.return_mask = mask;
+  long k = ioctl(pt_wr_pagemap, KMP_PAGEMAP_SCAN, &a);
+  return k < 0 ? -1 : k > 0;
+}
+
+// The ranges in one scan of their span: the registered pages listed, split
+// where their written bit differs; each range must lie in them, unwritten.
+static int pt_written_quiet_span(const kmp_pt_range *r, int n) {
+  enum { RUNS = 256 };
+  kmp_pm_page_region vec[RUNS];
+  uintptr_t s = r[0].start, e = r[n - 1].end, cur = r[0].start;
+  int i = 0;
+  while (s < e && i < n) {
+    kmp_pm_scan_arg a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.start = s;
+    a.end = e;
+    a.vec = (uintptr_t)vec;
+    a.vec_len = RUNS;
+    a.category_mask = KMP_PAGE_IS_WPALLOWED;
+    a.return_mask = KMP_PAGE_IS_WPALLOWED | KMP_PAGE_IS_WRITTEN;
+    long k = ioctl(pt_wr_pagemap, KMP_PAGEMAP_SCAN, &a);
+    if (k < 0)
+      return 0;
+    for (long j = 0; j < k; j++) {
+      uintptr_t vs = (uintptr_t)vec[j].start, ve = (uintptr_t)vec[j].end;
+      while (i < n) {
+        if (cur >= r[i].end) {
+          if (++i < n)
+            cur = r[i].start;
+          continue;
+        }
+        if (ve <= cur)
+          break; // the run lies before what is asked
+        if (vs > cur || (vec[j].categories & KMP_PAGE_IS_WRITTEN))
+          return 0; // not registered (unmapped, replaced), or written
+        cur = ve < r[i].end ? ve : r[i].end;
+      }
+    }
+    if ((uintptr_t)a.walk_end <= s)
+      return 0;
+    s = (uintptr_t)a.walk_end;
+  }
+  while (i < n && cur >= r[i].end)
+    if (++i < n)
+      cur = r[i].start;
+  return i == n;
+}
+
+int __kmp_pt_written_quiet(const kmp_pt_range *r, int n) {
+  if (pt_wr_state <= 0 || n <= 0)
+    return 0;
+  KMP_DEBUG_ASSERT(r[0].start < r[0].end);
+  // Few ranges: three cheap calls each.  The kernel walks only the page
+  // tables of the ranges (the span may hold much else), and with the scan
+  // the written bits' own fast loop.
+  if (n > 64)
+    return pt_written_quiet_span(r, n);
+  for (int i = 0; i < n; i++) {
+    uintptr_t s = r[i].start, e = r[i].end;
+    // All mapped (msync fails over a hole); all registered (mappings that
+    // are not are listed by their kind, without a walk of those that are);
+    // none written (a page not registered would count as written too).
+    if (syscall(SYS_msync, s, e - s, MS_ASYNC) != 0 ||
+        pt_written_any(s, e, KMP_PAGE_IS_WPALLOWED, KMP_PAGE_IS_WPALLOWED) ||
+        pt_written_any(s, e, 0, KMP_PAGE_IS_WRITTEN))
+      return 0;
+  }
+  return 1;
 }
 
 static void pt_written_close() {

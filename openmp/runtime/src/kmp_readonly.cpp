@@ -270,61 +270,13 @@ void __kmp_readonly_budget_describe(kmp_str_buf_t *buf) {
 #endif
 }
 
-// A region's list items, as the thread that starts it found them.
-struct kmp_ro_entry {
-  kmp_ro_item *item; // NULL: not handled, read from the original
-  void *orig; // the item's address as given
-  uintptr_t tbase; // the original's address of its first byte (orig, or
-                   // what orig shows if it is in a replica)
-  int replicate; // threads of other nodes get replicas
-};
-// One thread's answer to __kmpc_readonly_ptrs for one region.  It is the
-// region instance's, not the thread's: the compiler keeps there the region's
-// copies of the list's pointer variables, which the region's tasks read by
-// address, also in the join barrier after the thread left the region's code,
-// and which a nested or recursive instance on the same thread must not
-// overwrite.  Freed when the region ends.
-struct kmp_ro_ptrs {
-  kmp_ro_ptrs *next;
-  void *p[1];
-};
-struct kmp_readonly_region {
-  int n;
-  kmp_uint64 act; // this activation, for the replicas' preparation
-  kmp_uint64 forks; // ro_forks when it started (a parent's region in a child)
-  kmp_ro_ptrs *ptrs; // the threads' answers, pushed by __kmpc_readonly_ptrs
-  kmp_ro_entry e[1];
-};
-
-// A region's handle with every item read from the original until ro_begin
-// finds out more.
-static kmp_readonly_region *ro_new_region(int n, void *const *ptrs) {
-  kmp_readonly_region *h = (kmp_readonly_region *)__kmp_allocate(
-      sizeof(kmp_readonly_region) + sizeof(kmp_ro_entry) * (n > 0 ? n : 1));
-  h->n = n;
-  for (int i = 0; i < n; i++)
-    h->e[i].orig = ptrs[i];
-  return h;
-}
-
-static void ro_free(kmp_readonly_region *h) {
-  for (kmp_ro_ptrs *p = h->ptrs, *next; p; p = next) {
-    next = p->next;
-    __kmp_free(p);
-  }
-  __kmp_free(h);
-}
-
 kmp_bootstrap_lock_t __kmp_ro_lock =
     KMP_BOOTSTRAP_LOCK_INITIALIZER(__kmp_ro_lock);
 
 #if KMP_PAGETRAP_SUPPORTED
 
-static volatile kmp_uint64 ro_acts = 0; // activations so far
 static int ro_ready = 0;
-// fork(2)s this process descends through: the regions a child inherits
-// from its parent do not run in it.
-static kmp_uint64 ro_forks = 0;
+kmp_uint64 __kmp_ro_forks = 0;
 
 // ---------------------------------------------------------------------------
 // Start-up: the messages of the fault path; fork(2)
@@ -387,7 +339,7 @@ static void ro_atfork(int phase) {
   // are no longer in use (a write by the child is a serial write), their
   // replicas are the child's to write (the thread that forked may be in the
   // region's code, reading one), and their ends in the child change nothing.
-  ro_forks++;
+  __kmp_ro_forks++;
   __kmp_ro_copies.atfork_child();
   __kmp_init_bootstrap_lock(&__kmp_ro_copies_lock);
   for (int i = 0; i < __kmp_ro_table.size(); i++) {
@@ -398,19 +350,20 @@ static void ro_atfork(int phase) {
         it->chunks[c] = KMP_RO_CLOSED;
         __kmp_ro_open_chunks(it, c, c + 1);
       }
-    if (it->users) {
+    if (__kmp_ro_in_use(it)) {
       it->users = 0;
       __kmp_ro_replicas_disown(it);
       if (it->kind & KMP_RO_NOKEEP) // as at the end of its region
         __kmp_ro_open_chunks(it, 0, it->nchunks);
     }
   }
+  __kmp_ro_lists_idle();
   __kmp_ro_table.atfork_child();
   __kmp_init_bootstrap_lock(&__kmp_ro_lock);
 }
 
 // Once, before the first item, without __kmp_ro_lock.
-static void ro_initialize() {
+void __kmp_ro_initialize() {
   __kmp_pt_initialize(); // page size, topology
   if (TCR_4(ro_ready))
     return;
@@ -420,232 +373,6 @@ static void ro_initialize() {
     TCW_4(ro_ready, 1);
   }
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
-}
-
-// The stacks of the threads the runtime knows, on which a region may list
-// items: the calling thread's (guard included), its workers' (known
-// exactly) and its other root threads' (asked of the C library; the initial
-// thread's is the [stack] VMA, which the maps v mark).  *out is allocated
-// with __kmp_allocate; returns their number.
-// Under __kmp_forkjoin_lock (no thread is reaped meanwhile), taken before
-// __kmp_ro_lock as at shutdown, where __kmp_cleanup drops the items with it
-// held.
-static int ro_thread_stacks(kmp_pt_range **out, const kmp_pt_vma *v, int nv) {
-  *out = NULL;
-  if (!TCR_4(__kmp_init_serial))
-    return 0;
-  int k = 0;
-  __kmp_acquire_bootstrap_lock(&__kmp_forkjoin_lock);
-  int cap = __kmp_threads ? __kmp_threads_capacity : 0;
-  kmp_pt_range *r =
-      (kmp_pt_range *)__kmp_allocate(sizeof(kmp_pt_range) * (cap + 1));
-  __kmp_pt_my_stack(&r[k].start, &r[k].end, v, nv);
-  k++;
-  for (int i = 0; i < cap; i++) {
-    kmp_info_t *th = __kmp_threads[i];
-    if (!th)
-      continue;
-    kmp_desc_base_t *ds = &th->th.th_info.ds;
-    uintptr_t top = (uintptr_t)TCR_PTR(ds->ds_stackbase);
-    size_t size = (size_t)TCR_PTR(ds->ds_stacksize);
-    if (!TCR_4(ds->ds_stackgrow) && size && top > size) {
-      r[k++] = {top - size, top};
-      continue;
-    }
-    // A root thread, whose stack the runtime only estimates from inside.
-    int main_stack = 0;
-    for (int j = 0; j < nv && !main_stack; j++)
-      main_stack = v[j].stack && v[j].start < top && top <= v[j].end;
-    if (main_stack || !top)
-      continue;
-    pthread_attr_t attr;
-    void *addr;
-    size_t sz;
-    if (pthread_getattr_np(ds->ds_thread, &attr) != 0)
-      continue;
-    if (pthread_attr_getstack(&attr, &addr, &sz) == 0 && sz)
-      r[k++] = {(uintptr_t)addr, (uintptr_t)addr + sz};
-    pthread_attr_destroy(&attr);
-  }
-  __kmp_release_bootstrap_lock(&__kmp_forkjoin_lock);
-  *out = r;
-  return k;
-}
-
-// The maps read again (under __kmp_ro_lock) because the engine dropped
-// items since *v was read; *drops: the drops they include.
-static int ro_read_maps_again(kmp_pt_vma **v, kmp_uint64 *drops) {
-  if (*v)
-    __kmp_pt_free_maps(*v);
-  *v = NULL;
-  *drops = __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE);
-  return __kmp_pt_read_maps(v, 0);
-}
-
-// Start a region with n items (codes[i]: an error found by the caller, or
-// 0; receives each item's result).  Always returns a handle.
-static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
-                                     const size_t *lens,
-                                     const char *const *names, int *codes) {
-  kmp_readonly_region *h = ro_new_region(n, ptrs);
-  h->act = __atomic_add_fetch(&ro_acts, 1, __ATOMIC_ACQ_REL);
-  h->forks = ro_forks;
-  if (!__kmp_readonly || n <= 0)
-    return h; // every item read from the original
-  ro_initialize();
-  int any = 0;
-  for (int i = 0; i < n; i++) {
-    uintptr_t s, e;
-    if (codes[i] || !lens[i])
-      continue; // an error found by the caller, or nothing to do
-    int rc = __kmp_pt_check_args(ptrs[i], lens[i], &s, &e);
-    if (rc > 0)
-      codes[i] = rc;
-    else
-      any = 1;
-  }
-  if (!any)
-    return h;
-  // Before __kmp_ro_lock: what another engine holds there is given up (a
-  // next-touch request is dropped, armed pages stay where they are), and
-  // the handler is first.
-  for (int i = 0; i < n; i++)
-    if (!codes[i] && lens[i]) {
-      uintptr_t pg = (uintptr_t)__kmp_pt_page, p = (uintptr_t)ptrs[i];
-      __kmp_pt_yield(KMP_PT_READONLY, p & ~(pg - 1),
-                     (p + lens[i] + pg - 1) & ~(pg - 1));
-    }
-  __kmp_pt_install_handler();
-  __kmp_pt_set_watched(KMP_PT_READONLY, 1); // before anything is protected
-
-  // The maps, read before the lock (it is held for as short as possible);
-  // again under it if items were dropped since (their pages changed).
-  kmp_pt_vma *v = NULL;
-  kmp_uint64 drops = __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE);
-  int nv = __kmp_pt_read_maps(&v, 0);
-  kmp_pt_range *stacks = NULL;
-  int nstacks = nv < 0 ? 0 : ro_thread_stacks(&stacks, v, nv);
-  __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
-  if (nv >= 0 && __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE) != drops)
-    nv = ro_read_maps_again(&v, &drops);
-  if (nv >= 0)
-    __kmp_ro_drop_gone(v, nv);
-  int handled = 0;
-  for (int i = 0; i < n; i++) {
-    if (codes[i] || !lens[i])
-      continue;
-    uintptr_t s = (uintptr_t)ptrs[i], e = s + lens[i];
-    kmp_ro_item *it = NULL;
-    // A drop (of an item evicted for an earlier item of this list, of one
-    // the program changed) makes the maps out of date for its pages, which
-    // may be this item's.
-    for (int tries = 0; tries < 4 && !it; tries++) {
-      if (nv >= 0 &&
-          __atomic_load_n(&__kmp_ro_drops, __ATOMIC_ACQUIRE) != drops)
-        nv = ro_read_maps_again(&v, &drops);
-      if (nv < 0) {
-        codes[i] = ENOMEM;
-        break;
-      }
-      codes[i] = 0;
-      it = __kmp_ro_enter(&s, &e, v, nv, stacks, nstacks, &codes[i]);
-      if (!it && codes[i] != EAGAIN)
-        break;
-    }
-    if (!it)
-      continue;
-    h->e[i].item = it;
-    h->e[i].tbase = s;
-    if (s == it->base && e == it->end) { // not a part of a larger item
-      it->psource = loc ? loc->psource : NULL;
-      it->name = names ? names[i] : NULL;
-      it->index = i;
-    }
-    it->last_use = h->act;
-    handled++;
-    KMP_PT_ADD(readonly_items, 1);
-    // Who reads the original: everybody, or the home node's threads.
-    if (__kmp_readonly_writes == kmp_readonly_writes_warn ||
-        (it->kind & KMP_RO_DEMOTED))
-      continue; // writes may happen: nobody may read a copy
-    if (it->kind & KMP_RO_SHARED)
-      KMP_PT_ADD(readonly_fallback_unreplicable, 1);
-    else if (__kmp_ro_small_with_edges(it) && !__kmp_readonly_force)
-      KMP_PT_ADD(readonly_fallback_unreplicable, 1);
-    else if (__kmp_pt_num_nodes <= 1 && !__kmp_readonly_force)
-      KMP_PT_ADD(readonly_fallback_one_node, 1);
-    else if (!__kmp_ro_reserve(it, v, nv))
-      KMP_PT_ADD(readonly_fallback_budget, 1);
-    else
-      h->e[i].replicate = 1;
-  }
-  // What was written unseen since the last region start (the kernel's
-  // written bits), in one call over the span of the tracked items.
-  uintptr_t lo = UINTPTR_MAX, hi = 0;
-  for (int i = 0; i < n; i++) {
-    kmp_ro_item *it = h->e[i].item;
-    if (it && __kmp_ro_tracked(it)) {
-      lo = it->mbase < lo ? it->mbase : lo;
-      hi = it->mend > hi ? it->mend : hi;
-    }
-  }
-  if (lo < hi)
-    __kmp_ro_scan_written(lo, hi);
-  if (handled)
-    KMP_PT_ADD(readonly_regions, 1);
-  KA_TRACE(10, ("ro_begin: %d of %d items, activation %llu\n", handled, n,
-                (unsigned long long)h->act));
-  // Protection changed: a fault seen before is worth a second look.
-  __kmp_ro_table.bump();
-  __kmp_release_bootstrap_lock(&__kmp_ro_lock);
-  if (v)
-    __kmp_pt_free_maps(v);
-  if (stacks)
-    __kmp_free(stacks);
-  return h;
-}
-
-// This thread's pointer for entry i of h; *node is computed once (-2: not
-// yet).
-static void *ro_ptr(kmp_readonly_region *h, int i, int *node) {
-  kmp_ro_entry *e = &h->e[i];
-  if (!e->item || !e->replicate)
-    return e->orig;
-  if (*node == -2)
-    *node = __kmp_ro_thread_node();
-  if (*node < 0 || (*node == e->item->home && !__kmp_readonly_force))
-    return e->orig;
-  char *m = __kmp_ro_replica(e->item, *node, h->act);
-  return m ? m + (e->tbase - e->item->mbase) : e->orig;
-}
-
-static void ro_end(kmp_readonly_region *h) {
-  int any = 0;
-  // A region of the parent process ends in a child: it holds nothing here.
-  for (int i = 0; i < h->n && !any && h->forks == ro_forks; i++)
-    any = h->e[i].item != NULL;
-  if (any) {
-    __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
-    KA_TRACE(10, ("ro_end: %d items, activation %llu\n", h->n,
-                  (unsigned long long)h->act));
-    for (int i = 0; i < h->n; i++) {
-      kmp_ro_item *it = h->e[i].item;
-      KMP_DEBUG_ASSERT(!it || it->users > 0);
-      if (!it || __atomic_sub_fetch(&it->users, 1, __ATOMIC_SEQ_CST) != 0)
-        continue;
-      // Its copies' bytes on pages shared with other data, or on pages it
-      // could not protect, may change unseen; those of an item the kernel
-      // changed while the region read it are out of date already.
-      if (it->kind & (KMP_RO_UNPROTECTED | KMP_RO_STALE))
-        __kmp_ro_close_replicas(it);
-      else
-        __kmp_ro_close_between(it);
-      if (it->kind & KMP_RO_NOKEEP)
-        __kmp_ro_open_chunks(it, 0, it->nchunks);
-    }
-    __kmp_release_bootstrap_lock(&__kmp_ro_lock);
-  }
-  ro_free(h);
 }
 
 // ---------------------------------------------------------------------------
@@ -711,6 +438,7 @@ static void ro_cleanup() {
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
   for (int i = 0; i < __kmp_ro_table.size(); i++)
     __kmp_ro_table.at(i)->users = 0; // no region runs any more
+  __kmp_ro_lists_idle();
   __kmp_ro_release(0, 0, 0);
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
 }
@@ -744,18 +472,6 @@ void __kmp_readonly_register() {}
 
 // ---------------------------------------------------------------------------
 // The compiler's entry points
-
-#if !KMP_PAGETRAP_SUPPORTED
-static kmp_readonly_region *ro_begin(ident_t *loc, int n, void *const *ptrs,
-                                     const size_t *lens,
-                                     const char *const *names, int *codes) {
-  return ro_new_region(n, ptrs);
-}
-static void *ro_ptr(kmp_readonly_region *h, int i, int *node) {
-  return h->e[i].orig;
-}
-static void ro_end(kmp_readonly_region *h) { ro_free(h); }
-#endif
 
 static kmp_i18n_id_t ro_reason(int e) {
   switch (e) {
@@ -791,7 +507,7 @@ void *__kmpc_readonly_begin(ident_t *loc, kmp_int32 gtid, kmp_int32 nitems,
     codes[i] =
         __kmp_pt_item_bytes(items[i].count, items[i].elem_size, &lens[i]);
   }
-  kmp_readonly_region *h = ro_begin(loc, n, ptrs, lens, name, codes);
+  kmp_readonly_region *h = __kmp_ro_begin(loc, n, ptrs, lens, name, codes);
   // One warning per item that is read from the original without protection.
   static volatile int warnings = 0;
   for (int i = 0; i < n; i++)
@@ -810,24 +526,14 @@ void **__kmpc_readonly_ptrs(ident_t *loc, kmp_int32 gtid, void *handle) {
   static void *none[1];
   if (!h) // never from __kmpc_readonly_begin: no items
     return none;
-  kmp_ro_ptrs *mine = (kmp_ro_ptrs *)__kmp_allocate(
-      sizeof(kmp_ro_ptrs) + sizeof(void *) * (h->n > 0 ? h->n : 0));
-  int node = -2;
-  for (int i = 0; i < h->n; i++)
-    mine->p[i] = ro_ptr(h, i, &node);
-  kmp_ro_ptrs *head = __atomic_load_n(&h->ptrs, __ATOMIC_RELAXED);
-  do
-    mine->next = head;
-  while (!__atomic_compare_exchange_n(&h->ptrs, &head, mine, /*weak=*/true,
-                                      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
-  return mine->p;
+  return __kmp_ro_ptrs(h);
 }
 
 void __kmpc_readonly_end(ident_t *loc, kmp_int32 gtid, void *handle) {
   (void)loc;
   (void)gtid;
   if (handle)
-    ro_end((kmp_readonly_region *)handle);
+    __kmp_ro_end((kmp_readonly_region *)handle);
 }
 
 // ---------------------------------------------------------------------------
@@ -843,7 +549,7 @@ extern "C" int kmp_readonly_begin(int n, const void *const *ptrs,
     return EINVAL;
   int *codes = (int *)__kmp_allocate(sizeof(int) * (n ? n : 1));
   kmp_readonly_region *h =
-      ro_begin(NULL, n, (void *const *)ptrs, lens, names, codes);
+      __kmp_ro_begin(NULL, n, (void *const *)ptrs, lens, names, codes);
   int first = 0;
   for (int i = 0; i < n && !first; i++)
     first = codes[i];
@@ -853,16 +559,15 @@ extern "C" int kmp_readonly_begin(int n, const void *const *ptrs,
 }
 
 extern "C" const void *kmp_readonly_ptr(kmp_readonly_t h, int i) {
-  if (!h || i < 0 || i >= h->n)
+  if (!h || i < 0 || i >= __kmp_ro_count(h))
     return NULL;
-  int node = -2;
-  return ro_ptr(h, i, &node);
+  return __kmp_ro_ptr(h, i);
 }
 
 extern "C" int kmp_readonly_end(kmp_readonly_t h) {
   if (!h)
     return EINVAL;
-  ro_end(h);
+  __kmp_ro_end(h);
   return 0;
 }
 

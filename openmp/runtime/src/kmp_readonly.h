@@ -119,7 +119,10 @@ struct kmp_ro_item {
   int replicable; // budget reserved: replicas may be made
   size_t reserved; // bytes of the budget reserved for its replicas
   kmp_uint64 inode, off_delta; // file identity of an immutable item
-  volatile int users; // regions running with it
+  volatile int users; // regions running with it, but through a list
+  // The remembered lists that hold it (bit b: __kmp_ro_lists' slot b): it
+  // is in use while one of them is (__kmp_ro_lists_active).
+  volatile kmp_uint32 lists;
   volatile int warned; // KMP_READONLY_WRITES=warn said so once
   kmp_uint64 last_use; // activation of its last region (LRU)
   size_t nchunks;
@@ -181,6 +184,25 @@ static inline int __kmp_ro_protect_edges(const kmp_ro_item *it, char *m,
                                                it->mend - it->pend, prot) != 0)
     rc = -1;
   return rc;
+}
+
+// Bumped (__kmp_ro_changed) by whatever changes a cached item or what its
+// replicas must copy: a chunk opened, a chunk marked for copying, an item
+// marked stale, an item dropped, a fork(2).  A list remembered at an epoch
+// is served as it was while the epoch stays (kmp_readonly_region.cpp).
+extern volatile kmp_uint64 __kmp_ro_epoch;
+static inline void __kmp_ro_changed() {
+  __atomic_fetch_add(&__kmp_ro_epoch, 1, __ATOMIC_SEQ_CST);
+}
+// The remembered lists that a running region uses (bit b: slot b).
+extern volatile kmp_uint32 __kmp_ro_lists_active;
+// Does a running region use it?  Async-signal-safe.  A thread that changes
+// the item calls __kmp_ro_changed first and then asks this: a region start
+// that marks its list in use and then finds the epoch unchanged is seen.
+static inline int __kmp_ro_in_use(const kmp_ro_item *it) {
+  return __atomic_load_n(&it->users, __ATOMIC_SEQ_CST) != 0 ||
+         (__atomic_load_n(&it->lists, __ATOMIC_ACQUIRE) &
+          __atomic_load_n(&__kmp_ro_lists_active, __ATOMIC_SEQ_CST)) != 0;
 }
 
 // The cached items by their bytes, as the fault path reads them
@@ -325,6 +347,32 @@ void __kmp_ro_replicas_atfork_child(kmp_ro_item *it);
 // the item forgets them (the child's next region makes new ones).
 void __kmp_ro_replicas_disown(kmp_ro_item *it);
 
+// Region start and end (kmp_readonly_region.cpp), for the entry points and
+// the API.  Start-up, before the first item (kmp_readonly.cpp).
+void __kmp_ro_initialize();
+// fork(2)s this process descends through (the child's atfork handler).
+extern kmp_uint64 __kmp_ro_forks;
+// No remembered list is in use any more (a fork(2) child, shutdown; under
+// __kmp_ro_lock).
+void __kmp_ro_lists_idle();
+// The items of the remembered lists get their lists' last use (before an
+// eviction picks the least recently used; under __kmp_ro_lock).
+void __kmp_ro_lists_touch();
+
 #endif // KMP_PAGETRAP_SUPPORTED
+
+struct kmp_readonly_region;
+// Start a region with n items (codes[i]: an error found by the caller, or
+// 0; receives each item's result).  Always returns a handle.
+kmp_readonly_region *__kmp_ro_begin(ident_t *loc, int n, void *const *ptrs,
+                                    const size_t *lens,
+                                    const char *const *names, int *codes);
+// The number of items of h.
+int __kmp_ro_count(const kmp_readonly_region *h);
+// The calling thread's pointers to h's items, in memory h owns (freed when
+// it ends); or its pointer to item i.
+void **__kmp_ro_ptrs(kmp_readonly_region *h);
+void *__kmp_ro_ptr(kmp_readonly_region *h, int i);
+void __kmp_ro_end(kmp_readonly_region *h);
 
 #endif // KMP_READONLY_H

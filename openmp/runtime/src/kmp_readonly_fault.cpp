@@ -170,8 +170,9 @@ static void ro_close_copy(kmp_ro_item *it, kmp_ro_replica *r) {
 // inaccessible meanwhile, so that a pointer into them kept from a region is
 // not served stale data (the whole copy if that fails).
 void __kmp_ro_mark_dirty(kmp_ro_item *it, size_t lo, size_t hi) {
+  __kmp_ro_changed();
   int nodes = __atomic_load_n(&__kmp_ro_node_hwm, __ATOMIC_ACQUIRE);
-  int hide = !__atomic_load_n(&it->users, __ATOMIC_SEQ_CST);
+  int hide = !__kmp_ro_in_use(it);
   uintptr_t s0, e0, s1, e1;
   __kmp_ro_chunk_range(it, lo, &s0, &e0);
   __kmp_ro_chunk_range(it, hi - 1, &s1, &e1);
@@ -240,6 +241,7 @@ void __kmp_ro_close_between(kmp_ro_item *it) {
 
 // Open the chunks [c, e) this thread has claimed (KMP_RO_OPENING).
 static int ro_open_claimed(kmp_ro_item *it, size_t c, size_t e) {
+  __kmp_ro_changed();
   uintptr_t s0, e0, s1, e1;
   __kmp_ro_chunk_range(it, c, &s0, &e0);
   __kmp_ro_chunk_range(it, e - 1, &s1, &e1);
@@ -383,8 +385,11 @@ static int ro_open_between(kmp_ro_item *it, size_t c, int other,
                                      __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE))
       continue;
     // A region start raises users before it closes chunks: either it sees
-    // this claim and waits for it, or we see the region.
-    if (!other && __atomic_load_n(&it->users, __ATOMIC_SEQ_CST)) {
+    // this claim and waits for it, or we see the region.  One that serves a
+    // remembered list marks it in use, then looks at the epoch: bumped
+    // first here.
+    __kmp_ro_changed();
+    if (!other && __kmp_ro_in_use(it)) {
       __atomic_store_n(&it->chunks[c], KMP_RO_CLOSED, __ATOMIC_RELEASE);
       return 0;
     }
@@ -400,7 +405,7 @@ static int ro_original(kmp_ro_item *it, uintptr_t addr) {
   if (__atomic_load_n(&it->kind, __ATOMIC_ACQUIRE) & KMP_RO_IMMUTABLE) {
     // Read-only memory of the program: a write is wrong anyway.  In a region
     // we say which item it was; otherwise the program gets its SIGSEGV.
-    if (!__atomic_load_n(&it->users, __ATOMIC_SEQ_CST))
+    if (!__kmp_ro_in_use(it))
       return 0;
     ro_trap(it, addr, -1);
     return 1;
@@ -458,7 +463,7 @@ int __kmp_ro_fault(uintptr_t addr, void *uc) {
         int closed = __atomic_load_n(&it->rep[n].closed, __ATOMIC_ACQUIRE);
         if (closed == KMP_RO_COPY_CLOSED ||
             (closed == KMP_RO_COPY_EDGES && !whole) ||
-            !__atomic_load_n(&it->users, __ATOMIC_ACQUIRE)) {
+            !__kmp_ro_in_use(it)) {
           ro_say_item(__kmp_ro_msg_stale, it, addr, n);
           abort();
         }
@@ -526,9 +531,10 @@ static void ro_mark_stale(uintptr_t a, uintptr_t e, Pick pick) {
     if (!pick(it))
       return;
     __atomic_fetch_or(&it->kind, KMP_RO_STALE, __ATOMIC_ACQ_REL);
+    __kmp_ro_changed();
     // Its copies are out of date from now on: closed, unless a region
     // reads them now.
-    if (!__atomic_load_n(&it->users, __ATOMIC_SEQ_CST))
+    if (!__kmp_ro_in_use(it))
       __kmp_ro_close_replicas(it);
   });
   __kmp_ro_table.leave();

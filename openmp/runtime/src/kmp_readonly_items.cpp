@@ -297,7 +297,7 @@ static void ro_untrack(kmp_ro_item *it) {
 // replicas freed.  v: the maps, NULL if they could not be read.
 static void ro_drop(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
   KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_ro_lock));
-  KMP_DEBUG_ASSERT(!it->users && __kmp_ro_reserved >= it->reserved);
+  KMP_DEBUG_ASSERT(!__kmp_ro_in_use(it) && __kmp_ro_reserved >= it->reserved);
   KA_TRACE(20, ("ro_drop: item [%p, %p)\n", (void *)it->base,
                 (void *)it->end));
   if (ro_file_backed(it) && --ro_file_items == 0)
@@ -308,6 +308,7 @@ static void ro_drop(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
   // Maps read before this are out of date for its pages (region starts
   // read them again before they look at another item).
   __atomic_fetch_add(&__kmp_ro_drops, 1, __ATOMIC_ACQ_REL);
+  __kmp_ro_changed();
   __kmp_ro_table.remove(it); // and no reader sees it any more
   __kmp_ro_free_replicas(it);
   __kmp_ro_reserved -= it->reserved;
@@ -321,7 +322,7 @@ static kmp_ro_item *ro_lru(int budget, const kmp_ro_item *keep) {
   kmp_ro_item *v = NULL;
   for (int i = 0; i < __kmp_ro_table.size(); i++) {
     kmp_ro_item *it = __kmp_ro_table.at(i);
-    if (it != keep && !it->users && (!budget || it->reserved) &&
+    if (it != keep && !__kmp_ro_in_use(it) && (!budget || it->reserved) &&
         (!v || it->last_use < v->last_use))
       v = it;
   }
@@ -373,6 +374,7 @@ static kmp_ro_item *ro_new(uintptr_t base, uintptr_t end, int prot, int kind,
     return NULL;
   }
   it->arena = arena;
+  it->lists = 0;
   it->base = base;
   it->end = end;
   it->mbase = base & ~(pg - 1);
@@ -539,6 +541,8 @@ int __kmp_ro_reserve(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
          budget = __kmp_readonly_budget_bytes();
   if (need / nodes != it->mend - it->mbase || need > budget)
     return 0;
+  if (__kmp_ro_reserved + need > budget)
+    __kmp_ro_lists_touch();
   while (__kmp_ro_reserved + need > budget) {
     kmp_ro_item *old = ro_lru(1, it);
     if (!old)
@@ -588,7 +592,7 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
     it = ro_cached(*pbase, *pend);
   }
   uintptr_t base = *pbase, end = *pend;
-  if (it && !it->users &&
+  if (it && !__kmp_ro_in_use(it) &&
       ((__atomic_load_n(&it->kind, __ATOMIC_ACQUIRE) & KMP_RO_STALE) ||
        !ro_still_ours(it, v, nv))) {
     // Changed by the kernel without a fault, unmapped, re-mapped or
@@ -603,7 +607,7 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
   if (!it) {
     kmp_ro_item *o =
         kmp_pt_index<kmp_ro_item>::find(__kmp_ro_table.get(), base);
-    if (o && o->users && o->base <= base && end <= o->end)
+    if (o && __kmp_ro_in_use(o) && o->base <= base && end <= o->end)
       it = o;
   }
   if (!it) {
@@ -611,7 +615,7 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
     // it.  The maps have changed then: the caller reads them again.
     int n, busy = 0;
     kmp_ro_item **over = ro_collect(base, end, &n, [&](kmp_ro_item *o) {
-      busy |= o->users != 0;
+      busy |= __kmp_ro_in_use(o);
       return true;
     });
     for (int i = 0; i < n && !busy; i++)
@@ -661,7 +665,7 @@ int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages) {
                   e = pages ? it->pend : it->end;
         if (start != end && (e <= start || s >= end || s == e))
           return false;
-        if (it->users) {
+        if (__kmp_ro_in_use(it)) {
           rc = EBUSY;
           return false;
         }
@@ -687,7 +691,7 @@ void __kmp_ro_drop_gone(const kmp_pt_vma *v, int nv) {
   KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_ro_lock));
   int n;
   kmp_ro_item **gone = ro_collect(0, UINTPTR_MAX, &n, [&](kmp_ro_item *it) {
-    if (it->users)
+    if (__kmp_ro_in_use(it))
       return false;
     int j;
     uintptr_t a = it->mbase;

@@ -91,6 +91,7 @@ static void ro_mark_gone(const char *p, size_t bytes) {
   kmp_pt_index<kmp_ro_item>::each(
       __kmp_ro_table.get(), a, e, [](kmp_ro_item *it) {
         __atomic_fetch_or(&it->kind, KMP_RO_STALE, __ATOMIC_ACQ_REL);
+        __kmp_ro_changed();
       });
   __kmp_ro_table.leave();
 }
@@ -250,7 +251,8 @@ static int ro_prepare(kmp_ro_item *it, kmp_ro_replica *r, int node) {
 }
 
 char *__kmp_ro_replica(kmp_ro_item *it, int node, kmp_uint64 act) {
-  KMP_DEBUG_ASSERT(node >= 0 && node < KMP_RO_MAX_NODES && it->users > 0);
+  KMP_DEBUG_ASSERT(node >= 0 && node < KMP_RO_MAX_NODES &&
+                   __kmp_ro_in_use(it));
   KMP_DEBUG_ASSERT(it->replicable && !(it->kind & KMP_RO_SHARED));
   kmp_ro_replica *r = &it->rep[node];
   for (int spins = 0;;) {
@@ -320,7 +322,7 @@ static void ro_bury(kmp_ro_item *it, kmp_ro_replica *r, int node) {
 }
 
 void __kmp_ro_free_replicas(kmp_ro_item *it) {
-  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_ro_lock) && !it->users);
+  KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_ro_lock) && !__kmp_ro_in_use(it));
   for (int n = 0; n < KMP_RO_MAX_NODES; n++) {
     kmp_ro_replica *r = &it->rep[n];
     if (r->map)

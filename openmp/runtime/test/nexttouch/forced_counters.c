@@ -23,7 +23,7 @@
 // EXACT-SAME: faults=256 batches=192 pages_migrated=0 pages_already_local=192 pages_disarmed=0
 // EXACT-SAME: fail_arm=0 fail_move_busy=0 fail_move_nomem=0 fail_move_other=0 fail_restore=0
 // EXACT-SAME: pages_touched_serial=64 pages_expired=0 readonly_regions=0
-// EXACT-SAME: readonly_dropped=0 readonly_replica_ns=0 migrated_to: none
+// EXACT-SAME: readonly_dropped=0 readonly_replica_ns=0 readonly_lists_reused=0 migrated_to: none
 // ADAPT: OMP: Info #{{[0-9]+}}: nexttouch: {{.*}} topology=hwloc forced=1 requests=2 noop_requests=0 bad_requests=0 arms=1 pages_armed=256
 // ADAPT-SAME: pages_touched_serial=64
 #include "nexttouch_test.h"

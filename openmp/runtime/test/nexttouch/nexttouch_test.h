@@ -3,11 +3,14 @@
 #define NEXTTOUCH_TEST_H
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -211,6 +214,19 @@ static char *nt_use_up_maps(long spare, long *pages) {
     if (mprotect(pool + i * pg, pg, PROT_READ) != 0)
       break;
   return pool;
+}
+
+// Does the kernel give this process asynchronous write protection (a
+// user-mode-only userfaultfd with UFFD_FEATURE_WP_ASYNC, Linux 6.7): the
+// written bits readonly uses?
+static int nt_kernel_has_written_bits(void) {
+  int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | 1);
+  if (fd < 0)
+    return 0;
+  struct uffdio_api api = {UFFD_API, (1ULL << 15) | (1ULL << 13), 0};
+  int ok = ioctl(fd, UFFDIO_API, &api) == 0;
+  close(fd);
+  return ok;
 }
 
 static int nt_done(const char *name) {

@@ -27,9 +27,6 @@
 // CHECK: readonly_written_bits: PASS
 #define _GNU_SOURCE
 #include "nexttouch_test.h"
-#include <fcntl.h>
-#include <linux/userfaultfd.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/utsname.h>
 #include <sys/syscall.h>
@@ -62,20 +59,8 @@ static void other_process_writes(pid_t pid, char *p, size_t n, char v) {
            "the other process wrote");
 }
 
-// Does the kernel give this process asynchronous write protection (a
-// user-mode-only userfaultfd with UFFD_FEATURE_WP_ASYNC, Linux 6.7)?
-static int kernel_has_written_bits(void) {
-  int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | 1);
-  if (fd < 0)
-    return 0;
-  struct uffdio_api api = {UFFD_API, (1ULL << 15) | (1ULL << 13), 0};
-  int ok = ioctl(fd, UFFDIO_API, &api) == 0;
-  close(fd);
-  return ok;
-}
-
 int main(int argc, char **argv) {
-  int on = argc > 1 && !strcmp(argv[1], "auto") && kernel_has_written_bits();
+  int on = argc > 1 && !strcmp(argv[1], "auto") && nt_kernel_has_written_bits();
   struct utsname u;
   int major = 0, minor = 0;
   NT_CHECK(uname(&u) == 0 && sscanf(u.release, "%d.%d", &major, &minor) == 2,
