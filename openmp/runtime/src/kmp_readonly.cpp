@@ -4,8 +4,9 @@
  * threads read them from a replica in their node's memory, kept across
  * regions.  This file: the compiler's entry points (__kmpc_readonly_begin,
  * _ptrs, _end), the user API (kmp_readonly_begin, _ptr, _end, _release),
- * region start and end, start-up, and the hooks the engine registers with
- * the page-trap layer (the item cache is kmp_readonly_items.cpp).
+ * the budget, start-up, and the hooks the engine registers with the
+ * page-trap layer (region start and end are kmp_readonly_region.cpp, the
+ * item cache kmp_readonly_items.cpp).
  *
  * None of this file runs in a signal handler (the fault path is
  * kmp_readonly_fault.cpp, the replicas kmp_readonly_replica.cpp).  Locks:
@@ -31,7 +32,6 @@
 #if KMP_PAGETRAP_SUPPORTED
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>

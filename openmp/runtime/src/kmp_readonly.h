@@ -5,9 +5,10 @@
  * topology, the counters), registers its hooks there, and never calls the
  * next-touch engine.
  *
- *   kmp_readonly.cpp          the entry points and the API, region start and
- *                             end, settings, start-up, the hooks it
- *                             registers
+ *   kmp_readonly.cpp          the entry points and the API, settings,
+ *                             start-up, the hooks it registers
+ *   kmp_readonly_region.cpp   region start and end, the threads' pointers,
+ *                             the lists remembered across regions
  *   kmp_readonly_items.cpp    the item cache: checks against the maps,
  *                             protection at region starts, budget, drops
  *   kmp_readonly_replica.cpp  per-node replicas: made, refreshed, freed

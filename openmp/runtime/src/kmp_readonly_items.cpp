@@ -440,12 +440,7 @@ static int ro_classify(uintptr_t base, uintptr_t end, const kmp_pt_vma *v,
   // Pages of the engine's own (the items, which the fault path writes, and
   // the replicas; a range inside a replica was translated by the caller):
   // never protected.
-  kmp_pt_range pools[64];
-  int np = ro_pool.ranges(pools, 64);
-  for (int i = 0; i < np && i < 64; i++)
-    if (mb < pools[i].end && me > pools[i].start)
-      return EINVAL;
-  for (const kmp_pt_arena *a = ro_pool.arenas; np > 64 && a; a = a->next)
+  for (const kmp_pt_arena *a = ro_pool.arenas; a; a = a->next)
     if (mb < (uintptr_t)a + a->map_bytes && me > (uintptr_t)a)
       return EINVAL;
   int mine = 0;
