@@ -559,8 +559,6 @@ extern "C" int kmp_readonly_begin(int n, const void *const *ptrs,
 }
 
 extern "C" const void *kmp_readonly_ptr(kmp_readonly_t h, int i) {
-  if (!h || i < 0 || i >= __kmp_ro_count(h))
-    return NULL;
   return __kmp_ro_ptr(h, i);
 }
 

@@ -368,10 +368,9 @@ struct kmp_readonly_region;
 kmp_readonly_region *__kmp_ro_begin(ident_t *loc, int n, void *const *ptrs,
                                     const size_t *lens,
                                     const char *const *names, int *codes);
-// The number of items of h.
-int __kmp_ro_count(const kmp_readonly_region *h);
 // The calling thread's pointers to h's items, in memory h owns (freed when
-// it ends); or its pointer to item i.
+// it ends); or its pointer to item i (NULL if h is NULL or i is out of
+// range).
 void **__kmp_ro_ptrs(kmp_readonly_region *h);
 void *__kmp_ro_ptr(kmp_readonly_region *h, int i);
 void __kmp_ro_end(kmp_readonly_region *h);

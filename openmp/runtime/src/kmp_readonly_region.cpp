@@ -106,8 +106,6 @@ static void ro_free(kmp_readonly_region *h) {
   __kmp_free(h);
 }
 
-int __kmp_ro_count(const kmp_readonly_region *h) { return h->n; }
-
 // This thread's answer: a copy of its node's pointers.
 static void **ro_answer(kmp_readonly_region *h, void *const *p) {
   kmp_ro_ptrs *mine = (kmp_ro_ptrs *)__kmp_allocate(
@@ -621,6 +619,8 @@ void **__kmp_ro_ptrs(kmp_readonly_region *h) {
 }
 
 void *__kmp_ro_ptr(kmp_readonly_region *h, int i) {
+  if (!h || i < 0 || i >= h->n)
+    return NULL;
   if (ro_tls_act == h->act) { // this thread's node is known: its pointers?
     void **a = __atomic_load_n(&h->node[ro_tls_node + 1], __ATOMIC_ACQUIRE);
     if (a)
@@ -708,7 +708,7 @@ void **__kmp_ro_ptrs(kmp_readonly_region *h) {
 }
 
 void *__kmp_ro_ptr(kmp_readonly_region *h, int i) {
-  return ro_node_ptrs(h)[i];
+  return h && i >= 0 && i < h->n ? ro_node_ptrs(h)[i] : NULL;
 }
 
 void __kmp_ro_end(kmp_readonly_region *h) { ro_free(h); }
