@@ -186,6 +186,17 @@ static inline int __kmp_pt_first_after(const T *v, int n, uintptr_t a) {
   return lo;
 }
 
+// The Fortran side (kmp_pagetrap_ftn.cpp).  The byte range [*ptr, *ptr +
+// *len) covering every element of the array a Fortran C descriptor
+// (CFI_cdesc_t) describes: 0, or EINVAL (a bad descriptor, an assumed-size
+// array but from gfortran 11 and older), EOVERFLOW.
+int __kmp_pt_cfi_range(const void *desc, void **ptr, size_t *len);
+// An optional stat argument: rc stored if it is present.
+static inline void __kmp_pt_set_stat(int *stat, int rc) {
+  if (stat)
+    *stat = rc;
+}
+
 // Sort r[0, n) by start and merge, in place, the ranges that overlap or
 // meet: returns how many are left.  Not in the signal handler (qsort).
 size_t __kmp_pt_ranges_merge(kmp_pt_range *r, size_t n);
