@@ -2775,8 +2775,9 @@ def cmd_page(d):
     if missing:
         print("page: missing %s; bench/results/ and the page left as they were" % missing)
         return 1
-    shutil.rmtree(RESULTS, ignore_errors=True)
-    os.makedirs(RESULTS)
+    # Only the suite's files: bench/results/ also holds other reports'
+    # (report_kernels.py's kernels.csv).
+    os.makedirs(RESULTS, exist_ok=True)
     for name, src in SHOWN.items():
         shutil.copy(os.path.join(d, src), os.path.join(RESULTS, name))
     text = open(PAGE).read()
