@@ -113,6 +113,29 @@ void __kmp_pt_written_untrack(uintptr_t s, uintptr_t e) {
   (void)syscall(SYS_ioctl, fd, (unsigned long)UFFDIO_UNREGISTER, &r);
 }
 
+// One PAGEMAP_SCAN of [s, e) into vec[0, len): the pages whose categories,
+// `inverted` ones flipped, include `mask`, with the categories `ret`; the
+// number of runs listed, or -1.  *walk_end: where it stopped.
+static long pt_scan(uintptr_t s, uintptr_t e, kmp_uint64 flags,
+                    kmp_uint64 inverted, kmp_uint64 mask, kmp_uint64 ret,
+                    kmp_pm_page_region *vec, size_t len, uintptr_t *walk_end) {
+  kmp_pm_scan_arg a;
+  memset(&a, 0, sizeof a);
+  a.size = sizeof a;
+  a.flags = flags;
+  a.start = s;
+  a.end = e;
+  a.vec = (uintptr_t)vec;
+  a.vec_len = len;
+  a.max_pages = len == 1 ? 1 : 0; // one page says enough
+  a.category_inverted = inverted;
+  a.category_mask = mask;
+  a.return_mask = ret;
+  long n = ioctl(pt_wr_pagemap, KMP_PAGEMAP_SCAN, &a);
+  *walk_end = (uintptr_t)a.walk_end;
+  return n;
+}
+
 int __kmp_pt_written_scan(uintptr_t s, uintptr_t e,
                           void (*f)(void *arg, uintptr_t s, uintptr_t e),
                           void *arg) {
@@ -121,26 +144,18 @@ int __kmp_pt_written_scan(uintptr_t s, uintptr_t e,
   enum { RUNS = 64 };
   kmp_pm_page_region vec[RUNS];
   while (s < e) {
-    kmp_pm_scan_arg a;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
     // Pages in memory not registered with our userfaultfd are skipped.
-    a.flags = KMP_PM_SCAN_WP_MATCHING;
-    a.start = s;
-    a.end = e;
-    a.vec = (uintptr_t)vec;
-    a.vec_len = RUNS;
-    a.category_mask = KMP_PAGE_IS_WRITTEN;
-    a.return_mask = KMP_PAGE_IS_WRITTEN;
-    long n = ioctl(pt_wr_pagemap, KMP_PAGEMAP_SCAN, &a);
+    uintptr_t walk_end;
+    long n = pt_scan(s, e, KMP_PM_SCAN_WP_MATCHING, 0, KMP_PAGE_IS_WRITTEN,
+                     KMP_PAGE_IS_WRITTEN, vec, RUNS, &walk_end);
     if (n < 0)
       return -1;
     for (long i = 0; i < n; i++)
       f(arg, (uintptr_t)vec[i].start, (uintptr_t)vec[i].end);
-    KMP_DEBUG_ASSERT(a.walk_end > s || n == RUNS);
-    if (a.walk_end <= s)
+    KMP_DEBUG_ASSERT(walk_end > s || n == RUNS);
+    if (walk_end <= s)
       return -1;
-    s = (uintptr_t)a.walk_end;
+    s = walk_end;
   }
   return 0;
 }
@@ -150,18 +165,8 @@ int __kmp_pt_written_scan(uintptr_t s, uintptr_t e,
 static int pt_written_any(uintptr_t s, uintptr_t e, kmp_uint64 inverted,
                           kmp_uint64 mask) {
   kmp_pm_page_region vec[1];
-  kmp_pm_scan_arg a;
-  memset(&a, 0, sizeof a);
-  a.size = sizeof a;
-  a.start = s;
-  a.end = e;
-  a.vec = (uintptr_t)vec;
-  a.vec_len = 1;
-  a.max_pages = 1;
-  a.category_inverted = inverted;
-  a.category_mask = mask;
-  a.return_mask = mask;
-  long k = ioctl(pt_wr_pagemap, KMP_PAGEMAP_SCAN, &a);
+  uintptr_t walk_end;
+  long k = pt_scan(s, e, 0, inverted, mask, mask, vec, 1, &walk_end);
   return k < 0 ? -1 : k > 0;
 }
 
@@ -173,16 +178,10 @@ static int pt_written_quiet_span(const kmp_pt_range *r, int n) {
   uintptr_t s = r[0].start, e = r[n - 1].end, cur = r[0].start;
   int i = 0;
   while (s < e && i < n) {
-    kmp_pm_scan_arg a;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
-    a.start = s;
-    a.end = e;
-    a.vec = (uintptr_t)vec;
-    a.vec_len = RUNS;
-    a.category_mask = KMP_PAGE_IS_WPALLOWED;
-    a.return_mask = KMP_PAGE_IS_WPALLOWED | KMP_PAGE_IS_WRITTEN;
-    long k = ioctl(pt_wr_pagemap, KMP_PAGEMAP_SCAN, &a);
+    uintptr_t walk_end;
+    long k = pt_scan(s, e, 0, 0, KMP_PAGE_IS_WPALLOWED,
+                     KMP_PAGE_IS_WPALLOWED | KMP_PAGE_IS_WRITTEN, vec, RUNS,
+                     &walk_end);
     if (k < 0)
       return 0;
     for (long j = 0; j < k; j++) {
@@ -200,9 +199,9 @@ static int pt_written_quiet_span(const kmp_pt_range *r, int n) {
         cur = ve < r[i].end ? ve : r[i].end;
       }
     }
-    if ((uintptr_t)a.walk_end <= s)
+    if (walk_end <= s)
       return 0;
-    s = (uintptr_t)a.walk_end;
+    s = walk_end;
   }
   while (i < n && cur >= r[i].end)
     if (++i < n)
