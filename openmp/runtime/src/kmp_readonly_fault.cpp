@@ -241,7 +241,6 @@ void __kmp_ro_close_between(kmp_ro_item *it) {
 
 // Open the chunks [c, e) this thread has claimed (KMP_RO_OPENING).
 static int ro_open_claimed(kmp_ro_item *it, size_t c, size_t e) {
-  __kmp_ro_changed();
   uintptr_t s0, e0, s1, e1;
   __kmp_ro_chunk_range(it, c, &s0, &e0);
   __kmp_ro_chunk_range(it, e - 1, &s1, &e1);

@@ -229,19 +229,13 @@ static void ro_list_remember(kmp_readonly_region *h, const ident_t *loc,
       return;
   kmp_uint64 hash = ro_list_hash(loc, n, ptrs, lens);
   int b = ro_list_find(hash, loc, n, ptrs, lens);
-  for (int k = 0; k < KMP_RO_LISTS && b < 0; k++)
-    if (!ro_lists[k].n)
-      b = k;
-  for (int k = 0; k < KMP_RO_LISTS && b < 0; k++) {
-    if (ro_lists[k].active)
-      continue;
-    int lru = -1;
-    for (int j = k; j < KMP_RO_LISTS; j++)
-      if (!ro_lists[j].active &&
-          (lru < 0 || ro_lists[j].last_act < ro_lists[lru].last_act))
-        lru = j;
-    b = lru;
-  }
+  // Else a free slot, else the least recently used one not in use (a free
+  // slot's last_act is 0).
+  if (b < 0)
+    for (int k = 0; k < KMP_RO_LISTS; k++)
+      if (!ro_lists[k].active &&
+          (b < 0 || ro_lists[k].last_act < ro_lists[b].last_act))
+        b = k;
   if (b < 0 || ro_lists[b].active)
     return; // every slot is in use, or this list is (by another region)
   ro_list_forget(b);
