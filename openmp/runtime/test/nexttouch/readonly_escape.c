@@ -187,6 +187,16 @@ int main(int argc, char **argv) {
     *p = 4;
   else
     printf("read %g\n", *p);
+  // Reached only on failure: what the runtime saw, for the report.
+  kmp_nexttouch_counters_t c = nt_counters();
+  fprintf(stderr,
+          "NOT REACHED: serial writes %llu, replicas %llu, lists reused %llu, "
+          "dropped %llu; original prot %d, copy prot %d\n",
+          (unsigned long long)c.readonly_serial_writes,
+          (unsigned long long)c.readonly_replicas,
+          (unsigned long long)c.readonly_lists_reused,
+          (unsigned long long)c.readonly_dropped, nt_maps_prot(&a[kept]),
+          nt_maps_prot(p));
   printf("NOT REACHED\n");
   return 0;
 }
