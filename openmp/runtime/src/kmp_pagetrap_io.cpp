@@ -334,8 +334,9 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
 
 // The body of a wrapper's out-of-line path: look the C library's function
 // up (into `next`) if need be, then call it, the watching way if an engine
-// watches: the buffers listed for the call's duration, then touched.
-#define KMP_PT_IO_SLOW(ret, name, next, args, TOUCH)                           \
+// watches: the buffers listed for the call's duration, then touched.  IDLE
+// calls it while none watches (it returns, or goes on the watching way).
+#define KMP_PT_IO_SLOW(ret, name, next, args, TOUCH, IDLE)                     \
   void *next_fn = __atomic_load_n(&next, __ATOMIC_ACQUIRE);                    \
   if (!next_fn)                                                                \
     next_fn = __kmp_pt_next(&next, #name);                                     \
@@ -344,8 +345,9 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
     errno = ENOSYS;                                                            \
     return static_cast<ret>(-1);                                               \
   }                                                                            \
-  if (!TCR_4(__kmp_pt_watch))                                                  \
-    return f args;                                                             \
+  if (!TCR_4(__kmp_pt_watch)) {                                                \
+    IDLE;                                                                      \
+  }                                                                            \
   pt_io_call call; /* the buffers stay listed until the call returns */        \
   TOUCH;                                                                       \
   return f args;
@@ -355,17 +357,19 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
 // The wrapper itself is the idle path: two loads and a call of the C
 // library's function.  The rest (the first look-up, the buffers while an
 // engine watches) is out of line.  An arming that begins after the idle
-// path's look and reaches the buffer before the kernel does makes the
-// kernel's copy fail with EFAULT, before it transfers a byte: the call is
-// then made again the watching way (buffers listed, then touched).  A
-// datagram the kernel dropped on that failure stays lost (a recv* from a
-// datagram socket); a stream's bytes, a pipe's and a file's are not
-// consumed by it.
+// path's look and reaches the buffer before the kernel does stops the
+// kernel's copy at the first protected page: with EFAULT if it is the
+// first, and the call is then made again the watching way (buffers listed,
+// then touched); else with the bytes copied before it, and a call that
+// returns a count (KMP_PT_IO_WRAP_SSIZE) transfers the rest the watching
+// way where the C library would not have stopped (pt_io_rest).  A datagram
+// the kernel dropped on such a failure stays lost (a recv* from a datagram
+// socket); a stream's bytes, a pipe's and a file's are not consumed by it.
 #define KMP_PT_IO_WRAP(ret, name, params, args, TOUCH)                         \
   typedef ret(*pt_fn_##name) params;                                           \
   static void *volatile pt_next_##name;                                        \
   static __attribute__((noinline)) ret pt_slow_##name params {                 \
-    KMP_PT_IO_SLOW(ret, name, pt_next_##name, args, TOUCH)                     \
+    KMP_PT_IO_SLOW(ret, name, pt_next_##name, args, TOUCH, return f args)      \
   }                                                                            \
   extern "C" ret name params {                                                 \
     pt_fn_##name f =                                                           \
@@ -379,6 +383,102 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
     return pt_slow_##name args;                                                \
   }
 
+#define KMP_PT_UNPAREN(...) __VA_ARGS__
+
+// Did the kernel stop short of the count because it met a page that an
+// engine began to protect during the call (the idle path's call, made while
+// no engine watched)?  next: the first byte not transferred.  Out of the
+// buffer: its page cannot be read now.  Into it: the file is a regular one,
+// whose read stops short only at its end (reading on there costs one call
+// that returns 0); a pipe's or a socket's short read is one the C library
+// may give too, and what it did not copy stays queued.
+static int pt_io_cut(int fd, uintptr_t next, int into) {
+  if (!TCR_4(__kmp_pt_watch))
+    return 0;
+  if (!into)
+    return !__kmp_pt_readable(next & ~((uintptr_t)__kmp_pt_page - 1));
+  struct stat st;
+  return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// r of the n bytes at buf were transferred by the idle path's call: the
+// rest the watching way (more(done)) if an arming cut it short.  The count
+// is the sum; errno is the first call's.
+template <typename F>
+static ssize_t pt_io_rest(int fd, ssize_t r, const void *buf, size_t n,
+                          int into, F more) {
+  if (r < 0 || (size_t)r >= n || !pt_io_cut(fd, (uintptr_t)buf + r, into))
+    return r;
+  int e = errno;
+  ssize_t k = more((size_t)r);
+  errno = e;
+  return k > 0 ? r + k : r;
+}
+
+// The same for the buffers iov[0..cnt): more(v, c, done) transfers the c
+// buffers at v, the first of them what a cut one has left.
+template <typename F>
+static ssize_t pt_io_rest_iov(int fd, ssize_t r, const struct iovec *iov,
+                              long cnt, int into, F more) {
+  if (r < 0 || !iov || cnt <= 0)
+    return r;
+  size_t left = (size_t)r;
+  long i = 0;
+  while (i < cnt && left >= iov[i].iov_len)
+    left -= iov[i++].iov_len;
+  if (i == cnt || !pt_io_cut(fd, (uintptr_t)iov[i].iov_base + left, into))
+    return r;
+  int e = errno;
+  struct iovec first = {(char *)iov[i].iov_base + left, iov[i].iov_len - left};
+  ssize_t done = r, k = more(&first, 1, (size_t)done);
+  if (k > 0) {
+    done += k;
+    if ((size_t)k == first.iov_len && i + 1 < cnt &&
+        (k = more(iov + i + 1, (int)(cnt - i - 1), (size_t)done)) > 0)
+      done += k;
+  }
+  errno = e;
+  return done;
+}
+
+// sendmsg's rest: the same header with the buffers left, without the
+// ancillary data (sent with the first part).
+static ssize_t pt_io_sendmsg_rest(ssize_t (*again)(int, const struct msghdr *,
+                                                   int),
+                                  int fd, const struct msghdr *msg,
+                                  const struct iovec *v, int c, int flags) {
+  struct msghdr m = *msg;
+  m.msg_iov = (struct iovec *)v;
+  m.msg_iovlen = c;
+  m.msg_control = NULL;
+  m.msg_controllen = 0;
+  return again(fd, &m, flags);
+}
+
+// __kmp_pt_io_rest_<name>(r, arguments): the count of a successful idle
+// call of name made while an engine watches now (REST: an expression of r,
+// the arguments and `again`, the call the watching way).
+#define KMP_PT_IO_REST_DECL(name, params)                                      \
+  __attribute__((visibility("hidden"))) ssize_t __kmp_pt_io_rest_##name(       \
+      ssize_t r, KMP_PT_UNPAREN params)
+// The idle call of a wrapper that returns a count: a success while an
+// engine watches now goes to rest_, an EFAULT then the watching way.
+#define KMP_PT_IO_IDLE(name, args)                                             \
+  ssize_t r = f args;                                                          \
+  if (r != -1)                                                                 \
+    return __builtin_expect(!TCR_4(__kmp_pt_watch), 1)                         \
+               ? r                                                             \
+               : __kmp_pt_io_rest_##name(r, KMP_PT_UNPAREN args);              \
+  if (errno != EFAULT || !TCR_4(__kmp_pt_watch))                               \
+    return r
+#define KMP_PT_IO_REST(name, params, slow, REST)                               \
+  __attribute__((visibility("hidden"), used)) ssize_t                          \
+      __kmp_pt_io_rest_##name(ssize_t r, KMP_PT_UNPAREN params) {              \
+    pt_fn_##name again = slow;                                                 \
+    (void)again;                                                               \
+    return REST;                                                               \
+  }
+
 // The same for a function that returns ssize_t and takes at most six
 // arguments (all in registers).  On x86-64 the idle path is in assembly: the
 // C library's function is called with the arguments kept on the stack, and
@@ -387,8 +487,11 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
 // fills the return stack buffer on the way back to user space): the C
 // library's own return is, and a second one in the wrapper costs as much
 // again (about 8 % of a write() to /dev/null).  On failure the arguments are
-// restored and the C code decides whether to call again (retry_*); without
-// the function or while an engine watches, the C code does the call (slow_*).
+// restored and the C code decides whether to call again (retry_*); on
+// success while an engine watches now, whether to transfer the rest
+// (rest_*, called with the result first, then the arguments); without the
+// function or while an engine watched at the start, the C code does the
+// call (slow_*).
 // With shadow stacks (CET) enabled, incsspq drops the wrapper's own entry,
 // as its return would; rdsspq, a no-op without them, tells.  Not for x32
 // (ILP32 on x86-64: 4-byte pointers), which keeps the C path.
@@ -415,6 +518,9 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
           "call *%rax\n"                                                       \
           "cmp $-1, %rax\n"                                                    \
           "je 1f\n"                                                            \
+          "mov __kmp_pt_watch@GOTPCREL(%rip), %r10\n"                          \
+          "cmpl $0, (%r10)\n"                                                  \
+          "jne 4f\n"                                                           \
           ".cfi_remember_state\n"                                              \
           "add $56, %rsp\n.cfi_adjust_cfa_offset -56\n"                        \
           "pop %rcx\n.cfi_adjust_cfa_offset -8\n"                              \
@@ -429,6 +535,7 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
           "jmp *%rcx\n"                                                        \
           "1:\n"                                                               \
           ".cfi_restore_state\n"                                               \
+          ".cfi_remember_state\n"                                              \
           "add $8, %rsp\n.cfi_adjust_cfa_offset -8\n"                          \
           "pop %r9\n.cfi_adjust_cfa_offset -8\n"                               \
           "pop %r8\n.cfi_adjust_cfa_offset -8\n"                               \
@@ -437,19 +544,35 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
           "pop %rsi\n.cfi_adjust_cfa_offset -8\n"                              \
           "pop %rdi\n.cfi_adjust_cfa_offset -8\n"                              \
           "jmp __kmp_pt_io_retry_" #name "\n"                                  \
+          "4:\n"                                                               \
+          ".cfi_restore_state\n"                                               \
+          "mov 8(%rsp), %r11\n"                                                \
+          "mov %r11, (%rsp)\n"                                                 \
+          "mov 16(%rsp), %r9\n"                                                \
+          "mov 24(%rsp), %r8\n"                                                \
+          "mov 32(%rsp), %rcx\n"                                               \
+          "mov 40(%rsp), %rdx\n"                                               \
+          "mov 48(%rsp), %rsi\n"                                               \
+          "mov %rax, %rdi\n"                                                   \
+          "call __kmp_pt_io_rest_" #name "\n"                                  \
+          "add $56, %rsp\n.cfi_adjust_cfa_offset -56\n"                        \
+          "ret\n"                                                              \
           "2:\n"                                                               \
           "jmp __kmp_pt_io_slow_" #name "\n"                                   \
           ".cfi_endproc\n"                                                     \
           ".size " #name ", . - " #name "\n");
-#define KMP_PT_IO_WRAP_SSIZE(name, params, args, TOUCH)                        \
+#define KMP_PT_IO_WRAP_SSIZE(name, params, args, TOUCH, REST)                  \
   typedef ssize_t(*pt_fn_##name) params;                                       \
   extern "C" {                                                                 \
+  KMP_PT_IO_REST_DECL(name, params);                                           \
   __attribute__((visibility("hidden"))) void *volatile __kmp_pt_io_next_##name \
       = nullptr;                                                               \
   __attribute__((visibility("hidden"), used)) ssize_t                          \
       __kmp_pt_io_slow_##name params {                                         \
-    KMP_PT_IO_SLOW(ssize_t, name, __kmp_pt_io_next_##name, args, TOUCH)        \
+    KMP_PT_IO_SLOW(ssize_t, name, __kmp_pt_io_next_##name, args, TOUCH,        \
+                   KMP_PT_IO_IDLE(name, args))                                 \
   }                                                                            \
+  KMP_PT_IO_REST(name, params, __kmp_pt_io_slow_##name, REST)                  \
   __attribute__((visibility("hidden"), used)) ssize_t                          \
       __kmp_pt_io_retry_##name params {                                        \
     if (errno != EFAULT || !TCR_4(__kmp_pt_watch))                             \
@@ -459,36 +582,77 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
   }                                                                            \
   KMP_PT_IO_FAST(name)
 #else
-#define KMP_PT_IO_WRAP_SSIZE(name, params, args, TOUCH)                        \
-  KMP_PT_IO_WRAP(ssize_t, name, params, args, TOUCH)
+#define KMP_PT_IO_WRAP_SSIZE(name, params, args, TOUCH, REST)                  \
+  typedef ssize_t(*pt_fn_##name) params;                                       \
+  static void *volatile pt_next_##name;                                        \
+  extern "C" KMP_PT_IO_REST_DECL(name, params);                                \
+  static __attribute__((noinline)) ssize_t pt_slow_##name params {             \
+    KMP_PT_IO_SLOW(ssize_t, name, pt_next_##name, args, TOUCH,                 \
+                   KMP_PT_IO_IDLE(name, args))                                 \
+  }                                                                            \
+  extern "C" {                                                                 \
+  KMP_PT_IO_REST(name, params, pt_slow_##name, REST)                           \
+  }                                                                            \
+  extern "C" ssize_t name params {                                             \
+    pt_fn_##name f =                                                           \
+        (pt_fn_##name)__atomic_load_n(&pt_next_##name, __ATOMIC_ACQUIRE);      \
+    if (__builtin_expect(f && !TCR_4(__kmp_pt_watch), 1)) {                    \
+      KMP_PT_IO_IDLE(name, args);                                              \
+    }                                                                          \
+    return pt_slow_##name args;                                                \
+  }
 #endif
 
 // Into the buffer.
 KMP_PT_IO_WRAP_SSIZE(read, (int fd, void *buf, size_t n), (fd, buf, n),
-               KMP_PT_IO_INTO(pt_io_into(buf, n), -1))
+                     KMP_PT_IO_INTO(pt_io_into(buf, n), -1),
+                     pt_io_rest(fd, r, buf, n, 1, [&](size_t d) {
+                       return again(fd, (char *)buf + d, n - d);
+                     }))
 KMP_PT_IO_WRAP_SSIZE(pread, (int fd, void *buf, size_t n, off_t off),
-               (fd, buf, n, off), KMP_PT_IO_INTO(pt_io_into(buf, n), -1))
+                     (fd, buf, n, off), KMP_PT_IO_INTO(pt_io_into(buf, n), -1),
+                     pt_io_rest(fd, r, buf, n, 1, [&](size_t d) {
+                       return again(fd, (char *)buf + d, n - d, off + (off_t)d);
+                     }))
 KMP_PT_IO_WRAP_SSIZE(pread64, (int fd, void *buf, size_t n, off64_t off),
-               (fd, buf, n, off), KMP_PT_IO_INTO(pt_io_into(buf, n), -1))
+                     (fd, buf, n, off), KMP_PT_IO_INTO(pt_io_into(buf, n), -1),
+                     pt_io_rest(fd, r, buf, n, 1, [&](size_t d) {
+                       return again(fd, (char *)buf + d, n - d,
+                                    off + (off64_t)d);
+                     }))
 KMP_PT_IO_WRAP_SSIZE(readv, (int fd, const struct iovec *iov, int cnt),
-               (fd, iov, cnt), KMP_PT_IO_INTO(pt_io_into_iov(iov, cnt), -1))
-KMP_PT_IO_WRAP_SSIZE(preadv,
-               (int fd, const struct iovec *iov, int cnt, off_t off),
-               (fd, iov, cnt, off),
-               KMP_PT_IO_INTO(pt_io_into_iov(iov, cnt), -1))
-KMP_PT_IO_WRAP_SSIZE(preadv64,
-               (int fd, const struct iovec *iov, int cnt, off64_t off),
-               (fd, iov, cnt, off),
-               KMP_PT_IO_INTO(pt_io_into_iov(iov, cnt), -1))
+                     (fd, iov, cnt),
+                     KMP_PT_IO_INTO(pt_io_into_iov(iov, cnt), -1),
+                     pt_io_rest_iov(fd, r, iov, cnt, 1,
+                                    [&](const struct iovec *v, int c, size_t) {
+                                      return again(fd, v, c);
+                                    }))
+KMP_PT_IO_WRAP_SSIZE(
+    preadv, (int fd, const struct iovec *iov, int cnt, off_t off),
+    (fd, iov, cnt, off), KMP_PT_IO_INTO(pt_io_into_iov(iov, cnt), -1),
+    pt_io_rest_iov(fd, r, iov, cnt, 1,
+                   [&](const struct iovec *v, int c, size_t d) {
+                     return again(fd, v, c, off + (off_t)d);
+                   }))
+KMP_PT_IO_WRAP_SSIZE(
+    preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off),
+    (fd, iov, cnt, off), KMP_PT_IO_INTO(pt_io_into_iov(iov, cnt), -1),
+    pt_io_rest_iov(fd, r, iov, cnt, 1,
+                   [&](const struct iovec *v, int c, size_t d) {
+                     return again(fd, v, c, off + (off64_t)d);
+                   }))
 KMP_PT_IO_WRAP_SSIZE(recv, (int fd, void *buf, size_t n, int flags),
-               (fd, buf, n, flags), KMP_PT_IO_INTO(pt_io_into(buf, n), -1))
+                     (fd, buf, n, flags),
+                     KMP_PT_IO_INTO(pt_io_into(buf, n), -1), r)
 KMP_PT_IO_WRAP_SSIZE(recvfrom,
-               (int fd, void *buf, size_t n, int flags, struct sockaddr *from,
-                socklen_t *fromlen),
-               (fd, buf, n, flags, from, fromlen),
-               KMP_PT_IO_INTO(pt_io_into_from(buf, n, from, fromlen), -1))
+                     (int fd, void *buf, size_t n, int flags,
+                      struct sockaddr *from, socklen_t *fromlen),
+                     (fd, buf, n, flags, from, fromlen),
+                     KMP_PT_IO_INTO(pt_io_into_from(buf, n, from, fromlen), -1),
+                     r)
 KMP_PT_IO_WRAP_SSIZE(recvmsg, (int fd, struct msghdr *msg, int flags),
-               (fd, msg, flags), KMP_PT_IO_INTO(pt_io_into_msg(msg), -1))
+                     (fd, msg, flags), KMP_PT_IO_INTO(pt_io_into_msg(msg), -1),
+                     r)
 KMP_PT_IO_WRAP(int, recvmmsg,
                (int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
                 struct timespec *timeout),
@@ -505,37 +669,71 @@ KMP_PT_IO_WRAP(size_t, fread_unlocked,
 
 // Out of the buffer: no data is lost there, but the call would fail.  Into
 // the file: see pt_io_file.
-KMP_PT_IO_WRAP_SSIZE(write, (int fd, const void *buf, size_t n),
-               (fd, buf, n), pt_io_buf(buf, n);
-               KMP_PT_IO_INTO(pt_io_file(fd, -1, n), -1))
+KMP_PT_IO_WRAP_SSIZE(write, (int fd, const void *buf, size_t n), (fd, buf, n),
+                     pt_io_buf(buf, n);
+                     KMP_PT_IO_INTO(pt_io_file(fd, -1, n), -1),
+                     pt_io_rest(fd, r, buf, n, 0, [&](size_t d) {
+                       return again(fd, (const char *)buf + d, n - d);
+                     }))
 KMP_PT_IO_WRAP_SSIZE(pwrite, (int fd, const void *buf, size_t n, off_t off),
-               (fd, buf, n, off), pt_io_buf(buf, n);
-               KMP_PT_IO_INTO(pt_io_file(fd, off < 0 ? 0 : off, n), -1))
-KMP_PT_IO_WRAP_SSIZE(pwrite64,
-               (int fd, const void *buf, size_t n, off64_t off),
-               (fd, buf, n, off), pt_io_buf(buf, n);
-               KMP_PT_IO_INTO(pt_io_file(fd, off < 0 ? 0 : off, n), -1))
+                     (fd, buf, n, off), pt_io_buf(buf, n);
+                     KMP_PT_IO_INTO(pt_io_file(fd, off < 0 ? 0 : off, n), -1),
+                     pt_io_rest(fd, r, buf, n, 0, [&](size_t d) {
+                       return again(fd, (const char *)buf + d, n - d,
+                                    off + (off_t)d);
+                     }))
+KMP_PT_IO_WRAP_SSIZE(pwrite64, (int fd, const void *buf, size_t n, off64_t off),
+                     (fd, buf, n, off), pt_io_buf(buf, n);
+                     KMP_PT_IO_INTO(pt_io_file(fd, off < 0 ? 0 : off, n), -1),
+                     pt_io_rest(fd, r, buf, n, 0, [&](size_t d) {
+                       return again(fd, (const char *)buf + d, n - d,
+                                    off + (off64_t)d);
+                     }))
 KMP_PT_IO_WRAP_SSIZE(writev, (int fd, const struct iovec *iov, int cnt),
-               (fd, iov, cnt), pt_io_iov(iov, cnt);
-               KMP_PT_IO_INTO(pt_io_file_iov(fd, -1, iov, cnt), -1))
-KMP_PT_IO_WRAP_SSIZE(pwritev,
-               (int fd, const struct iovec *iov, int cnt, off_t off),
-               (fd, iov, cnt, off), pt_io_iov(iov, cnt);
-               KMP_PT_IO_INTO(
-                   pt_io_file_iov(fd, off < 0 ? 0 : off, iov, cnt), -1))
-KMP_PT_IO_WRAP_SSIZE(pwritev64,
-               (int fd, const struct iovec *iov, int cnt, off64_t off),
-               (fd, iov, cnt, off), pt_io_iov(iov, cnt);
-               KMP_PT_IO_INTO(
-                   pt_io_file_iov(fd, off < 0 ? 0 : off, iov, cnt), -1))
+                     (fd, iov, cnt), pt_io_iov(iov, cnt);
+                     KMP_PT_IO_INTO(pt_io_file_iov(fd, -1, iov, cnt), -1),
+                     pt_io_rest_iov(fd, r, iov, cnt, 0,
+                                    [&](const struct iovec *v, int c, size_t) {
+                                      return again(fd, v, c);
+                                    }))
+KMP_PT_IO_WRAP_SSIZE(
+    pwritev, (int fd, const struct iovec *iov, int cnt, off_t off),
+    (fd, iov, cnt, off), pt_io_iov(iov, cnt);
+    KMP_PT_IO_INTO(pt_io_file_iov(fd, off < 0 ? 0 : off, iov, cnt), -1),
+    pt_io_rest_iov(fd, r, iov, cnt, 0,
+                   [&](const struct iovec *v, int c, size_t d) {
+                     return again(fd, v, c, off + (off_t)d);
+                   }))
+KMP_PT_IO_WRAP_SSIZE(
+    pwritev64, (int fd, const struct iovec *iov, int cnt, off64_t off),
+    (fd, iov, cnt, off), pt_io_iov(iov, cnt);
+    KMP_PT_IO_INTO(pt_io_file_iov(fd, off < 0 ? 0 : off, iov, cnt), -1),
+    pt_io_rest_iov(fd, r, iov, cnt, 0,
+                   [&](const struct iovec *v, int c, size_t d) {
+                     return again(fd, v, c, off + (off64_t)d);
+                   }))
 KMP_PT_IO_WRAP_SSIZE(send, (int fd, const void *buf, size_t n, int flags),
-               (fd, buf, n, flags), pt_io_buf(buf, n))
+                     (fd, buf, n, flags), pt_io_buf(buf, n),
+                     pt_io_rest(fd, r, buf, n, 0, [&](size_t d) {
+                       return again(fd, (const char *)buf + d, n - d, flags);
+                     }))
 KMP_PT_IO_WRAP_SSIZE(sendto,
-               (int fd, const void *buf, size_t n, int flags,
-                const struct sockaddr *to, socklen_t tolen),
-               (fd, buf, n, flags, to, tolen), pt_io_buf(buf, n))
-KMP_PT_IO_WRAP_SSIZE(sendmsg, (int fd, const struct msghdr *msg, int flags),
-               (fd, msg, flags), pt_io_msg(msg))
+                     (int fd, const void *buf, size_t n, int flags,
+                      const struct sockaddr *to, socklen_t tolen),
+                     (fd, buf, n, flags, to, tolen), pt_io_buf(buf, n),
+                     pt_io_rest(fd, r, buf, n, 0, [&](size_t d) {
+                       return again(fd, (const char *)buf + d, n - d, flags, to,
+                                    tolen);
+                     }))
+KMP_PT_IO_WRAP_SSIZE(
+    sendmsg, (int fd, const struct msghdr *msg, int flags), (fd, msg, flags),
+    pt_io_msg(msg),
+    msg ? pt_io_rest_iov(fd, r, msg->msg_iov, (long)msg->msg_iovlen, 0,
+                         [&](const struct iovec *v, int c, size_t) {
+                           return pt_io_sendmsg_rest(again, fd, msg, v, c,
+                                                     flags);
+                         })
+        : r)
 KMP_PT_IO_WRAP(int, sendmmsg,
                (int fd, struct mmsghdr *vec, unsigned int vlen, int flags),
                (fd, vec, vlen, flags),
@@ -557,21 +755,19 @@ KMP_PT_IO_WRAP(int, fclose, (FILE * fp), (fp), pt_io_out_stream(fp);
 // Another process's memory, or the caller's own: its local buffers as
 // read()/write() buffers, the remote ones of the calling process as well.
 KMP_PT_IO_WRAP_SSIZE(process_vm_readv,
-               (pid_t pid, const struct iovec *local, unsigned long lcnt,
-                const struct iovec *remote, unsigned long rcnt,
-                unsigned long flags),
-               (pid, local, lcnt, remote, rcnt, flags),
-               KMP_PT_IO_INTO(pt_io_into_iov(local, (long)lcnt), -1);
-               if (pt_io_self(pid)) pt_io_iov(remote, (long)rcnt))
-KMP_PT_IO_WRAP_SSIZE(process_vm_writev,
-               (pid_t pid, const struct iovec *local, unsigned long lcnt,
-                const struct iovec *remote, unsigned long rcnt,
-                unsigned long flags),
-               (pid, local, lcnt, remote, rcnt, flags),
-               pt_io_iov(local, (long)lcnt);
-               KMP_PT_IO_INTO(pt_io_self(pid) &&
-                                  pt_io_into_iov(remote, (long)rcnt),
-                              -1))
+                     (pid_t pid, const struct iovec *local, unsigned long lcnt,
+                      const struct iovec *remote, unsigned long rcnt,
+                      unsigned long flags),
+                     (pid, local, lcnt, remote, rcnt, flags),
+                     KMP_PT_IO_INTO(pt_io_into_iov(local, (long)lcnt), -1);
+                     if (pt_io_self(pid)) pt_io_iov(remote, (long)rcnt), r)
+KMP_PT_IO_WRAP_SSIZE(
+    process_vm_writev,
+    (pid_t pid, const struct iovec *local, unsigned long lcnt,
+     const struct iovec *remote, unsigned long rcnt, unsigned long flags),
+    (pid, local, lcnt, remote, rcnt, flags), pt_io_iov(local, (long)lcnt);
+    KMP_PT_IO_INTO(pt_io_self(pid) && pt_io_into_iov(remote, (long)rcnt), -1),
+    r)
 
 // Calls that consume before they copy out: the wait family reaps the
 // child, then writes its status; a failed copy would lose it.  Whatever an
@@ -800,19 +996,23 @@ KMP_PT_FOPEN(freopen64, (const char *path, const char *mode, FILE *fp),
 KMP_PT_IO_WRAP_SSIZE(__read_chk,
                (int fd, void *buf, size_t n, size_t buflen),
                (fd, buf, n, buflen),
-               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1))
+               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1),
+               pt_io_rest(fd, r, buf, n, 1, [&](size_t d) { return again(fd, (char *)buf + d, n - d, buflen > d ? buflen - d : 0); }))
 KMP_PT_IO_WRAP_SSIZE(__pread_chk,
                (int fd, void *buf, size_t n, off_t off, size_t buflen),
                (fd, buf, n, off, buflen),
-               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1))
+               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1),
+               pt_io_rest(fd, r, buf, n, 1, [&](size_t d) { return again(fd, (char *)buf + d, n - d, off + (off_t)d, buflen > d ? buflen - d : 0); }))
 KMP_PT_IO_WRAP_SSIZE(__pread64_chk,
                (int fd, void *buf, size_t n, off64_t off, size_t buflen),
                (fd, buf, n, off, buflen),
-               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1))
+               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1),
+               pt_io_rest(fd, r, buf, n, 1, [&](size_t d) { return again(fd, (char *)buf + d, n - d, off + (off64_t)d, buflen > d ? buflen - d : 0); }))
 KMP_PT_IO_WRAP_SSIZE(__recv_chk,
                (int fd, void *buf, size_t n, size_t buflen, int flags),
                (fd, buf, n, buflen, flags),
-               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1))
+               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1),
+               r)
 KMP_PT_IO_WRAP(ssize_t, __recvfrom_chk,
                (int fd, void *buf, size_t n, size_t buflen, int flags,
                 struct sockaddr *from, socklen_t *fromlen),
