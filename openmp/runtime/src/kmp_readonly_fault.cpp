@@ -160,8 +160,21 @@ static void ro_write_all(const char *s, size_t n) {
 
 // Copy r of it becomes inaccessible, all of it.  A call over the whole copy
 // splits no mapping (the copy is one already), so it cannot run out of VMAs.
+// Should it fail all the same, the copy's pages are replaced by
+// inaccessible ones, and every chunk and edge is copied again before its
+// next use: a pointer kept into it is never served stale bytes.
 static void ro_close_copy(kmp_ro_item *it, kmp_ro_replica *r) {
-  __kmp_pt_mprotect(r->map, it->mend - it->mbase, PROT_NONE);
+  size_t bytes = it->mend - it->mbase;
+  if (__kmp_pt_mprotect(r->map, bytes, PROT_NONE) != 0) {
+    void *m = mmap(r->map, bytes, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+                   0);
+    KMP_DEBUG_ASSERT(m == (void *)r->map);
+    (void)m;
+    for (size_t c = 0; c < it->nchunks; c++)
+      __atomic_store_n(&r->dirty[c], 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&r->edges_written, 1, __ATOMIC_RELEASE);
+  }
   __atomic_store_n(&r->closed, KMP_RO_COPY_CLOSED, __ATOMIC_RELEASE);
 }
 
@@ -177,7 +190,9 @@ void __kmp_ro_mark_dirty(kmp_ro_item *it, size_t lo, size_t hi) {
   __kmp_ro_chunk_range(it, lo, &s0, &e0);
   __kmp_ro_chunk_range(it, hi - 1, &s1, &e1);
   for (int n = 0; n < nodes; n++) {
-    char *m = __atomic_load_n(&it->rep[n].map, __ATOMIC_ACQUIRE);
+    // Sequentially consistent, as the chunk's claim before it: a copy made
+    // meanwhile (ro_make) is either seen here or sees the claim.
+    char *m = __atomic_load_n(&it->rep[n].map, __ATOMIC_SEQ_CST);
     if (!m)
       continue;
     for (size_t c = lo; c < hi; c++)

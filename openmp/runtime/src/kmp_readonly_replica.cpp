@@ -152,7 +152,16 @@ static char *ro_make(kmp_ro_item *it, kmp_ro_replica *r, int node) {
          !__atomic_compare_exchange_n(&__kmp_ro_node_hwm, &hwm, node + 1, false,
                                       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     ;
-  __atomic_store_n(&r->map, m, __ATOMIC_RELEASE);
+  __atomic_store_n(&r->map, m, __ATOMIC_SEQ_CST);
+  // A chunk open now (opened in this region for a write to bytes of its
+  // pages that are not the item's) may be written unseen until the next
+  // region start closes it: stale in this copy from then on.  Its opener
+  // marked the copies that existed (__kmp_ro_mark_dirty, after its claim);
+  // this one is marked here, after it is published: one of the two sees
+  // the other.
+  for (size_t c = 0; c < it->nchunks; c++)
+    if (__atomic_load_n(&it->chunks[c], __ATOMIC_SEQ_CST) != KMP_RO_CLOSED)
+      __atomic_store_n(&r->dirty[c], 1, __ATOMIC_RELEASE);
   return m;
 }
 
