@@ -457,6 +457,14 @@ patches:
 
 check-patches:
 	@bash scripts/patches.sh check
+	@python3 scripts/series.py check --report-format
+
+# The self-contained series for review: patches/ with the new files each
+# patch first needs (patches/files) added, in build/series/; `git am` them
+# on a pristine llvm-project 22.1.8 (scripts/series.py).
+.PHONY: series
+series: source
+	@python3 scripts/series.py build
 
 # Slow, so not part of 'make check': each prefix of the series, applied to a
 # throw-away worktree of the pristine release, compiles (-fsyntax-only) the

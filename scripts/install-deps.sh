@@ -31,6 +31,8 @@ pkgs=(
   # make check-sanitizers: ASan/TSan runtimes (linked into our clang's
   # resource directory) and LLVM's Archer (libarcher.so, in libomp-N-dev).
   libclang-rt-$v-dev libomp-$v-dev
+  # make check-patches: the series' lines in LLVM's format (git clang-format).
+  clang-format-$v
 )
 if [ "${1:-}" = --only ]; then
   shift

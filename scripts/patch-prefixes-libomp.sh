@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# patch-prefixes-libomp.sh: every prefix of patches/series that ends with a
-# patch to openmp/ builds and links libomp (make check-patch-prefixes).
+# patch-prefixes-libomp.sh: every prefix of the self-contained series
+# (scripts/series.py: patches/ with the new files each patch first needs)
+# that changes libomp builds and links it, and every prefix that adds
+# runtime tests passes them (make check-patch-prefixes).
 #
-# For each such prefix k, the first k patches are applied to a throw-away
-# worktree of the pristine release commit of build/src/llvm-project, the
-# repository's new files are linked in (as setup-source.sh does: they exist
-# at every prefix, and a prefix builds only those its CMakeLists.txt lists),
-# and openmp/ is configured and built (target omp) in a throw-away build
-# directory with the host compiler and ccache, as 'make libomp' does. The
-# prefix passes when libomp.so links and exports every kmp_* and __kmpc_*
-# function that the prefix's dllexports lists. The Fortran module is not
-# built (the last patch adds its interfaces; 'make check' compiles them).
+# For each such prefix k, the first k patches of the series are applied with
+# `git am` to a throw-away worktree of the pristine release commit of
+# build/src/llvm-project (so the prefix holds exactly the new files it
+# adds), and openmp/ is configured and built (target omp) in a throw-away
+# build directory with the host compiler and ccache, as 'make libomp' does.
+# The prefix passes when libomp.so links and exports every kmp_* and
+# __kmpc_* function that the prefix's dllexports lists, and, if the prefix
+# adds tests of openmp/runtime/test/nexttouch, when they pass against that
+# libomp on the host (lit, with the final compiler and omp.h: the clang
+# patches' own tests run at their prefixes in patch-prefixes-clang.sh; the
+# guest tests are not run here).  The Fortran module is not built (its
+# patch adds its interfaces; 'make check' compiles them).
 #
 #   scripts/patch-prefixes-libomp.sh [--keep]
 #
@@ -25,9 +30,9 @@ base=$(git -C "$tree" rev-list --max-parents=0 HEAD)
 cc=${CC:-clang-$NT_LLVM_MAJOR}
 cxx=${CXX:-clang++-$NT_LLVM_MAJOR}
 jobs=${JOBS:-$(nproc)}
-mapfile -t series < <(grep -v '^\s*\(#\|$\)' "$top/patches/series")
-
 work=$(mktemp -d "${TMPDIR:-/tmp}/nt-prefix-libomp.XXXXXX")
+python3 "$top/scripts/series.py" build "$work/series" >/dev/null
+mapfile -t series < <(grep -v '^\s*\(#\|$\)' "$work/series/series")
 wt=$work/src
 cleanup() {
   git -C "$tree" worktree remove --force "$wt" >/dev/null 2>&1 || true
@@ -37,25 +42,20 @@ trap cleanup EXIT
 git -C "$tree" worktree add -q --detach "$wt" "$base"
 export CCACHE_BASEDIR=$wt CCACHE_NOHASHDIR=1
 
-link_overlay() {
-  (cd "$top" && git ls-files -co --exclude-standard -- openmp) |
-    while read -r rel; do
-      [ -f "$top/$rel" ] || continue
-      mkdir -p "$(dirname "$wt/$rel")"
-      [ -e "$wt/$rel" ] || ln -s "$top/$rel" "$wt/$rel"
-    done
-}
-
 fail=0 n=0
 for i in "${!series[@]}"; do
   p=${series[$i]}
   k=$((i + 1))
   git -C "$wt" -c user.name=prefix -c user.email=prefix@localhost \
-    -c core.whitespace=-blank-at-eol am -q --keep-non-patch "$top/patches/$p"
-  # Only patches that change what libomp is built from (not its docs).
-  grep '^diff --git a/openmp/' "$top/patches/$p" |
-    grep -vq '^diff --git a/openmp/docs/' || continue
-  link_overlay
+    -c core.whitespace=-blank-at-eol am -q --keep-non-patch "$work/series/$p"
+  # The runtime tests this patch adds (lit --filter).
+  tests=$(sed -n "s#^$(printf %04d "$k") openmp/runtime/test/nexttouch/\([^ ]*\.\(c\|cpp\|f90\)\)\$#\1#p" \
+    "$top/patches/files" | sed 's/[.+]/\\&/g' | paste -sd'|' -)
+  # Only patches that change what libomp is built from (not its docs or
+  # tests), or that add tests.
+  grep '^diff --git a/openmp/' "$work/series/$p" |
+    grep -v '^diff --git a/openmp/\(docs\|runtime/test\)/' | grep -q . ||
+    [ -n "$tests" ] || continue
   n=$((n + 1))
   b=$work/build-$k
   t0=$(date +%s)
@@ -84,6 +84,20 @@ for i in "${!series[@]}"; do
   if [ -n "$missing" ]; then
     echo "FAIL  $k $p: libomp.so does not export: $missing"
     fail=1
+    continue
+  fi
+  if [ -n "$tests" ]; then
+    if ! NEXTTOUCH_LIBOMP=$b/runtime/src bash "$top/scripts/run-lit.sh" \
+        -j"$jobs" "$NT_BUILD/openmp/runtime/test/nexttouch" \
+        --filter "nexttouch/($tests)\$" >"$b.lit" 2>&1; then
+      echo "FAIL  $k $p: its tests fail against its libomp: $(tail -1 "$b.lit") (log: $b.lit)"
+      grep '^FAIL:' "$b.lit" | head -20
+      fail=1
+      keep=1
+      continue
+    fi
+    echo "ok    $k $p ($(($(date +%s) - t0)) s; its tests: $(tail -1 "$b.lit"))"
+    rm -rf "$b"
     continue
   fi
   echo "ok    $k $p ($(($(date +%s) - t0)) s)"
