@@ -63,8 +63,8 @@
 #include "CodeGenModule.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
-#include "clang/AST/OpenMPClause.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/OpenMPClause.h"
 #include "clang/AST/OpenMPMemoryRange.h"
 #include "clang/AST/OpenMPReadonly.h"
 #include "clang/AST/StmtOpenMP.h"
@@ -123,9 +123,10 @@ void CGOpenMPRuntime::emitReadonlyEndCall(CodeGenFunction &CGF,
                                           llvm::Value *Handle) {
   llvm::Value *Args[] = {emitUpdateLocation(CGF, Loc), getThreadID(CGF, Loc),
                          Handle};
-  CGF.EmitRuntimeCall(OMPBuilder.getOrCreateRuntimeFunction(
-                          CGM.getModule(), llvm::omp::OMPRTL___kmpc_readonly_end),
-                      Args);
+  CGF.EmitRuntimeCall(
+      OMPBuilder.getOrCreateRuntimeFunction(
+          CGM.getModule(), llvm::omp::OMPRTL___kmpc_readonly_end),
+      Args);
 }
 
 OMPReadonlyRegion::OMPReadonlyRegion(CodeGenFunction &CGF,
@@ -166,9 +167,9 @@ void OMPReadonlyRegion::emitBegin(CodeGenFunction &CGF) {
   llvm::Value *Items = emitOpenMPMemoryRangeArray(
       CGF, llvm::ArrayRef(Clause->varlist_begin(), Clause->varlist_end()),
       Clause->getItemColonLocs(), &Ranges);
-  Address Names = CGF.CreateTempAlloca(
-      llvm::ArrayType::get(CGF.VoidPtrTy, N), CGF.getPointerAlign(),
-      "omp.readonly.names");
+  Address Names =
+      CGF.CreateTempAlloca(llvm::ArrayType::get(CGF.VoidPtrTy, N),
+                           CGF.getPointerAlign(), "omp.readonly.names");
   Address Data = CGF.GetAddrOfLocalVar(Clause->getRegionDataDecl());
   PrintingPolicy Policy(CGM.getContext().getPrintingPolicy());
   for (auto [I, Item] : llvm::enumerate(Clause->varlist())) {

@@ -90,17 +90,16 @@ OMPClause *SemaOpenMP::ActOnOpenMPReadonlyClause(
             << Item->getSourceRange();
       continue;
     }
-    const auto *It = llvm::find_if(
-        Bases, [&](const auto &B) { return B.first == Base; });
+    const auto *It =
+        llvm::find_if(Bases, [&](const auto &B) { return B.first == Base; });
     if (It == Bases.end()) {
       Bases.emplace_back(Base, Item);
       continue;
     }
     // Said once, when the template is instantiated.
     if (!Dependent) {
-      const NamedDecl *Name = Base.Field
-                                  ? static_cast<const NamedDecl *>(Base.Field)
-                                  : Base.Var;
+      const NamedDecl *Name =
+          Base.Field ? static_cast<const NamedDecl *>(Base.Field) : Base.Var;
       Diag(Item->getExprLoc(), diag::err_omp_readonly_same_base)
           << Name << Item->getSourceRange();
       Diag(It->second->getExprLoc(), diag::note_omp_readonly_item)
@@ -123,10 +122,10 @@ OMPClause *SemaOpenMP::ActOnOpenMPReadonlyClause(
         llvm::APInt(Ctx.getTypeSize(Ctx.getSizeType()), Items.size() + 1),
         /*SizeExpr=*/nullptr, ArraySizeModifier::Normal,
         /*IndexTypeQuals=*/0);
-    auto *VD = VarDecl::Create(Ctx, SemaRef.CurContext, StartLoc, StartLoc,
-                               &Ctx.Idents.get(".omp.readonly.data"), Ty,
-                               Ctx.getTrivialTypeSourceInfo(Ty, StartLoc),
-                               SC_None);
+    auto *VD =
+        VarDecl::Create(Ctx, SemaRef.CurContext, StartLoc, StartLoc,
+                        &Ctx.Idents.get(".omp.readonly.data"), Ty,
+                        Ctx.getTrivialTypeSourceInfo(Ty, StartLoc), SC_None);
     VD->setImplicit();
     PreInitDecls.push_back(VD);
   }
@@ -225,8 +224,7 @@ namespace {
 // Finds the assignments of a region's body that store an address derived
 // from a redirected variable of the 'readonly' clause where it outlives the
 // region.
-class ReadonlyEscapeFinder
-    : public RecursiveASTVisitor<ReadonlyEscapeFinder> {
+class ReadonlyEscapeFinder : public RecursiveASTVisitor<ReadonlyEscapeFinder> {
 public:
   ReadonlyEscapeFinder(Sema &S,
                        const llvm::SmallPtrSetImpl<const VarDecl *> &Bases,
@@ -245,8 +243,7 @@ public:
       return true;
     const VarDecl *To = storage(BO->getLHS());
     const VarDecl *From = base(BO->getRHS());
-    if (!To || !From || Local.count(To) || Private.count(To) ||
-        Bases.count(To))
+    if (!To || !From || Local.count(To) || Private.count(To) || Bases.count(To))
       return true;
     S.Diag(BO->getOperatorLoc(), diag::warn_omp_readonly_address_escapes)
         << From << To << BO->getSourceRange();
@@ -297,7 +294,7 @@ private:
       if (!BO->isAdditiveOp())
         return nullptr;
       return base(BO->getLHS()->getType()->isPointerType() ? BO->getLHS()
-                                                            : BO->getRHS());
+                                                           : BO->getRHS());
     }
     const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
     const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;

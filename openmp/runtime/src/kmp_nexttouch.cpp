@@ -204,8 +204,8 @@ extern "C" int kmp_nexttouch_disarm(void *ptr, size_t len) {
   if (!TCR_4(__kmp_nt_initialized))
     return 0;
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);
-  KA_TRACE(10, ("kmp_nexttouch_disarm: [%p, %p)\n", (void *)start,
-                (void *)end));
+  KA_TRACE(10,
+           ("kmp_nexttouch_disarm: [%p, %p)\n", (void *)start, (void *)end));
   if (start == end)
     __kmp_nt_request_clear();
   else

@@ -419,8 +419,9 @@ static void nt_build_piece(const kmp_pt_vma *m, uintptr_t start, uintptr_t end,
   size_t bytes = state_at + 2 * nunits;
   if (b->n == b->cap) {
     size_t pg = (size_t)__kmp_pt_page;
-    size_t mb = (sizeof(kmp_nt_segment *) * (b->cap ? 2 * b->cap : 512) + pg -
-                 1) & ~(pg - 1);
+    size_t mb =
+        (sizeof(kmp_nt_segment *) * (b->cap ? 2 * b->cap : 512) + pg - 1) &
+        ~(pg - 1);
     kmp_nt_segment **p = (kmp_nt_segment **)__kmp_pt_private_alloc(mb);
     if (!p) {
       KMP_PT_ADD(fail_arm, (end - start) >> __kmp_pt_page_shift);
@@ -467,8 +468,7 @@ static void nt_build_piece(const kmp_pt_vma *m, uintptr_t start, uintptr_t end,
   seg->pol_mode = w->pol_mode;
   memcpy(seg->pol_mask, w->pol_mask, sizeof(seg->pol_mask));
   // A range with a policy of its own keeps it while armed (not marked).
-  seg->marked =
-      __kmp_nt_mark && seg->pol_mode == MPOL_DEFAULT && !seg->shared;
+  seg->marked = __kmp_nt_mark && seg->pol_mode == MPOL_DEFAULT && !seg->shared;
   b->seg[b->n++] = seg;
 }
 
@@ -598,8 +598,8 @@ static void nt_arm_built(nt_built *b, nt_arming *w) {
   // and from each other.
   if (__kmp_nt_table.publish(b->seg, (int)k) != 0) {
     for (size_t i = 0; i < k; i++) {
-      KMP_PT_ADD(fail_arm, b->seg[i]->armed_units *
-                               __kmp_nt_unit_pages(b->seg[i]));
+      KMP_PT_ADD(fail_arm,
+                 b->seg[i]->armed_units * __kmp_nt_unit_pages(b->seg[i]));
       __kmp_nt_free_segment(b->seg[i]);
     }
     return;
@@ -658,8 +658,7 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
         status[i] = KMP_NT_NODE_UNKNOWN;
     unsigned char cow[CHUNK];
     memset(cow, 0, k);
-    if (__kmp_nt_mech == kmp_pt_mech_mbind ||
-        seg->shift != __kmp_pt_page_shift)
+    if (__kmp_nt_mech == kmp_pt_mech_mbind || seg->shift != __kmp_pt_page_shift)
       nt_cow_pages(w, k, cow);
     unsigned char st[CHUNK]; // the states of the units once protected
     // Runs of consecutive populated units: state first, then one mprotect.
@@ -717,9 +716,9 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
   }
   KMP_DEBUG_ASSERT(seg->armed_units <= seg->nunits);
   if (armed) {
-    KA_TRACE(20, ("nt_rearm: %llu units of [%p, %p)\n",
-                  (unsigned long long)armed, (void *)seg->base,
-                  (void *)seg->end));
+    KA_TRACE(20,
+             ("nt_rearm: %llu units of [%p, %p)\n", (unsigned long long)armed,
+              (void *)seg->base, (void *)seg->end));
     seg->armed_at = __kmp_nt_forks;
     __atomic_store_n(&seg->faulters, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&seg->part_starters, 0, __ATOMIC_RELAXED);

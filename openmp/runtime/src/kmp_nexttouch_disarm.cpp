@@ -105,9 +105,10 @@ void __kmp_nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
   kmp_pt_vma *vmas = __kmp_nt_check_armed(&nvmas, 0);
   if (vmas)
     __kmp_pt_free_maps(vmas);
-  int i0 = all || expired
-               ? 0
-               : kmp_pt_index<kmp_nt_segment>::lower(__kmp_nt_table.get(), start);
+  int i0 =
+      all || expired
+          ? 0
+          : kmp_pt_index<kmp_nt_segment>::lower(__kmp_nt_table.get(), start);
   for (int i = i0; i < __kmp_nt_table.size(); i++) {
     kmp_nt_segment *s = __kmp_nt_table.at(i);
     if (!all && !expired && s->base >= end)

@@ -345,8 +345,9 @@ static size_t nt_small_item_end(const kmp_nt_segment *seg, size_t u,
                                 const kmp_pt_range &it) {
   uintptr_t usz = (uintptr_t)1 << seg->shift, pg = (uintptr_t)__kmp_pt_page;
   if (it.end <= it.start ||
-      it.end - it.start > ((uintptr_t)NT_SMALL_ITEM_PAGES << __kmp_pt_page_shift)
-      || it.start + pg < seg->base || it.end > seg->end + pg)
+      it.end - it.start >
+          ((uintptr_t)NT_SMALL_ITEM_PAGES << __kmp_pt_page_shift) ||
+      it.start + pg < seg->base || it.end > seg->end + pg)
     return 0; // large, or partly in another segment
   uintptr_t re = it.end < seg->end ? it.end : seg->end;
   size_t ue = (size_t)((re - seg->base + usz - 1) >> seg->shift);
@@ -496,9 +497,8 @@ int __kmp_nt_fault(uintptr_t addr, void *uc) {
       int shared = nt_item_of(seg, seg->base + u * usz, usz, &it) > 1;
       int w = 1;
       nt_stream *st = NULL;
-      size_t lim = shared || __kmp_nexttouch_window
-                       ? 0
-                       : nt_small_item_end(seg, u, it);
+      size_t lim =
+          shared || __kmp_nexttouch_window ? 0 : nt_small_item_end(seg, u, it);
       if (!lim) {
         if (__kmp_nexttouch_window)
           w = __kmp_nexttouch_window;

@@ -109,10 +109,10 @@ struct kmp_nt_move_list {
 // Once, when the engine starts (not in the handler); NULL-safe without it.
 void __kmp_nt_move_lists_init() {
   if (!nt_lists)
-    __atomic_store_n(&nt_lists,
-                     (kmp_nt_move_lists *)__kmp_pt_private_alloc(
-                         sizeof(kmp_nt_move_lists)),
-                     __ATOMIC_RELEASE);
+    __atomic_store_n(
+        &nt_lists,
+        (kmp_nt_move_lists *)__kmp_pt_private_alloc(sizeof(kmp_nt_move_lists)),
+        __ATOMIC_RELEASE);
 }
 
 int __kmp_nt_move_lists_range(kmp_pt_range *out) {
@@ -327,10 +327,9 @@ void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n, int unmarked) {
     kmp_uint64 opened = 0;
     for (size_t v = 0; v < seg->nunits; v++) {
       unsigned char st = __atomic_load_n(&seg->state[v], __ATOMIC_ACQUIRE);
-      if ((st & KMP_NT_ARMED) &&
-          __atomic_compare_exchange_n(&seg->state[v], &st, KMP_NT_CLAIMED,
-                                      false, __ATOMIC_ACQ_REL,
-                                      __ATOMIC_ACQUIRE)) {
+      if ((st & KMP_NT_ARMED) && __atomic_compare_exchange_n(
+                                     &seg->state[v], &st, KMP_NT_CLAIMED, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         __kmp_nt_done(seg, v, 1);
         opened++;
       }

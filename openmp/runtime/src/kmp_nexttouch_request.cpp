@@ -93,8 +93,9 @@ static void nt_add_range(uintptr_t start, uintptr_t end) {
       return;
     }
   }
-  int in_order = nt_req.sorted == nt_req.nranges &&
-                 (!nt_req.nranges || start > nt_req.ranges[nt_req.nranges - 1].end);
+  int in_order =
+      nt_req.sorted == nt_req.nranges &&
+      (!nt_req.nranges || start > nt_req.ranges[nt_req.nranges - 1].end);
   nt_grow(&nt_req.ranges, nt_req.nranges, &nt_req.cap);
   nt_req.ranges[nt_req.nranges++] = {start, end};
   if (in_order)

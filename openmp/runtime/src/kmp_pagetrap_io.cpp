@@ -219,9 +219,8 @@ static inline int pt_io_into_items(void *p, size_t size, size_t n) {
 // A buffer and the peer address a call fills in.
 static inline int pt_io_into_from(void *buf, size_t n, void *from,
                                   const socklen_t *fromlen) {
-  return pt_io_into(buf, n) || pt_io_into(from, fromlen ? *fromlen : 0)
-             ? EFAULT
-             : 0;
+  return pt_io_into(buf, n) || pt_io_into(from, fromlen ? *fromlen : 0) ? EFAULT
+                                                                        : 0;
 }
 
 static int pt_forced_write(uintptr_t a, uintptr_t e) {
@@ -376,7 +375,7 @@ static inline int pt_io_self(pid_t pid) { return pid == getpid(); }
         (pt_fn_##name)__atomic_load_n(&pt_next_##name, __ATOMIC_ACQUIRE);      \
     if (__builtin_expect(f && !TCR_4(__kmp_pt_watch), 1)) {                    \
       ret r = f args;                                                          \
-      if (__builtin_expect(r != static_cast<ret>(-1), 1) || errno != EFAULT ||  \
+      if (__builtin_expect(r != static_cast<ret>(-1), 1) || errno != EFAULT || \
           !TCR_4(__kmp_pt_watch))                                              \
         return r;                                                              \
     }                                                                          \
@@ -458,6 +457,7 @@ static ssize_t pt_io_sendmsg_rest(ssize_t (*again)(int, const struct msghdr *,
 // __kmp_pt_io_rest_<name>(r, arguments): the count of a successful idle
 // call of name made while an engine watches now (REST: an expression of r,
 // the arguments and `again`, the call the watching way).
+// clang-format off (macros that define functions)
 #define KMP_PT_IO_REST_DECL(name, params)                                      \
   __attribute__((visibility("hidden"))) ssize_t __kmp_pt_io_rest_##name(       \
       ssize_t r, KMP_PT_UNPAREN params)
@@ -470,14 +470,15 @@ static ssize_t pt_io_sendmsg_rest(ssize_t (*again)(int, const struct msghdr *,
                ? r                                                             \
                : __kmp_pt_io_rest_##name(r, KMP_PT_UNPAREN args);              \
   if (errno != EFAULT || !TCR_4(__kmp_pt_watch))                               \
-    return r
+  return r
 #define KMP_PT_IO_REST(name, params, slow, REST)                               \
-  __attribute__((visibility("hidden"), used)) ssize_t                          \
-      __kmp_pt_io_rest_##name(ssize_t r, KMP_PT_UNPAREN params) {              \
+  __attribute__((visibility("hidden"), used)) ssize_t __kmp_pt_io_rest_##name( \
+      ssize_t r, KMP_PT_UNPAREN params) {                                      \
     pt_fn_##name again = slow;                                                 \
     (void)again;                                                               \
     return REST;                                                               \
   }
+// clang-format on
 
 // The same for a function that returns ssize_t and takes at most six
 // arguments (all in registers).  On x86-64 the idle path is in assembly: the
@@ -561,6 +562,7 @@ static ssize_t pt_io_sendmsg_rest(ssize_t (*again)(int, const struct msghdr *,
           "jmp __kmp_pt_io_slow_" #name "\n"                                   \
           ".cfi_endproc\n"                                                     \
           ".size " #name ", . - " #name "\n");
+// clang-format off
 #define KMP_PT_IO_WRAP_SSIZE(name, params, args, TOUCH, REST)                  \
   typedef ssize_t(*pt_fn_##name) params;                                       \
   extern "C" {                                                                 \
@@ -601,6 +603,7 @@ static ssize_t pt_io_sendmsg_rest(ssize_t (*again)(int, const struct msghdr *,
     }                                                                          \
     return pt_slow_##name args;                                                \
   }
+// clang-format on
 #endif
 
 // Into the buffer.
@@ -993,33 +996,42 @@ KMP_PT_FOPEN(freopen64, (const char *path, const char *mode, FILE *fp),
              (path, mode, fp))
 
 // What a program built with _FORTIFY_SOURCE calls instead.
-KMP_PT_IO_WRAP_SSIZE(__read_chk,
-               (int fd, void *buf, size_t n, size_t buflen),
-               (fd, buf, n, buflen),
-               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1),
-               pt_io_rest(fd, r, buf, n, 1, [&](size_t d) { return again(fd, (char *)buf + d, n - d, buflen > d ? buflen - d : 0); }))
+KMP_PT_IO_WRAP_SSIZE(__read_chk, (int fd, void *buf, size_t n, size_t buflen),
+                     (fd, buf, n, buflen),
+                     KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen),
+                                    -1),
+                     pt_io_rest(fd, r, buf, n, 1, [&](size_t d) {
+                       return again(fd, (char *)buf + d, n - d,
+                                    buflen > d ? buflen - d : 0);
+                     }))
 KMP_PT_IO_WRAP_SSIZE(__pread_chk,
-               (int fd, void *buf, size_t n, off_t off, size_t buflen),
-               (fd, buf, n, off, buflen),
-               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1),
-               pt_io_rest(fd, r, buf, n, 1, [&](size_t d) { return again(fd, (char *)buf + d, n - d, off + (off_t)d, buflen > d ? buflen - d : 0); }))
-KMP_PT_IO_WRAP_SSIZE(__pread64_chk,
-               (int fd, void *buf, size_t n, off64_t off, size_t buflen),
-               (fd, buf, n, off, buflen),
-               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1),
-               pt_io_rest(fd, r, buf, n, 1, [&](size_t d) { return again(fd, (char *)buf + d, n - d, off + (off64_t)d, buflen > d ? buflen - d : 0); }))
-KMP_PT_IO_WRAP_SSIZE(__recv_chk,
-               (int fd, void *buf, size_t n, size_t buflen, int flags),
-               (fd, buf, n, buflen, flags),
-               KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1),
-               r)
+                     (int fd, void *buf, size_t n, off_t off, size_t buflen),
+                     (fd, buf, n, off, buflen),
+                     KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen),
+                                    -1),
+                     pt_io_rest(fd, r, buf, n, 1, [&](size_t d) {
+                       return again(fd, (char *)buf + d, n - d, off + (off_t)d,
+                                    buflen > d ? buflen - d : 0);
+                     }))
+KMP_PT_IO_WRAP_SSIZE(
+    __pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t buflen),
+    (fd, buf, n, off, buflen),
+    KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1),
+    pt_io_rest(fd, r, buf, n, 1, [&](size_t d) {
+      return again(fd, (char *)buf + d, n - d, off + (off64_t)d,
+                   buflen > d ? buflen - d : 0);
+    }))
+KMP_PT_IO_WRAP_SSIZE(
+    __recv_chk, (int fd, void *buf, size_t n, size_t buflen, int flags),
+    (fd, buf, n, buflen, flags),
+    KMP_PT_IO_INTO(pt_io_into(buf, n < buflen ? n : buflen), -1), r)
 KMP_PT_IO_WRAP(ssize_t, __recvfrom_chk,
                (int fd, void *buf, size_t n, size_t buflen, int flags,
                 struct sockaddr *from, socklen_t *fromlen),
                (fd, buf, n, buflen, flags, from, fromlen),
-               KMP_PT_IO_INTO(
-                   pt_io_into_from(buf, n < buflen ? n : buflen, from, fromlen),
-                   -1))
+               KMP_PT_IO_INTO(pt_io_into_from(buf, n < buflen ? n : buflen,
+                                              from, fromlen),
+                              -1))
 KMP_PT_IO_WRAP(size_t, __fread_chk,
                (void *p, size_t plen, size_t size, size_t n, FILE *fp),
                (p, plen, size, n, fp),

@@ -75,10 +75,10 @@ void __kmp_pt_private_free(void *p, size_t bytes) {
 }
 
 void __kmp_pt_private_retire(void *p, size_t bytes) {
-  syscall(SYS_mmap, p, bytes, (unsigned long)PROT_NONE,
-          (unsigned long)(MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
-                          MAP_NORESERVE),
-          -1L, 0L);
+  syscall(
+      SYS_mmap, p, bytes, (unsigned long)PROT_NONE,
+      (unsigned long)(MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE),
+      -1L, 0L);
   __kmp_pt_maps_changed();
 }
 
@@ -268,8 +268,7 @@ static ssize_t pt_raw_sendmsg(int fd, const struct msghdr *m, int flags) {
   return syscall(SYS_sendmsg, fd, m, flags);
 }
 // pthread_sigmask and sigprocmask: the kernel's set is 8 bytes.
-static int pt_raw_pthread_sigmask(int how, const sigset_t *set,
-                                  sigset_t *old) {
+static int pt_raw_pthread_sigmask(int how, const sigset_t *set, sigset_t *old) {
   return syscall(SYS_rt_sigprocmask, how, set, old, 8) ? errno : 0;
 }
 static int pt_raw_sigprocmask(int how, const sigset_t *set, sigset_t *old) {

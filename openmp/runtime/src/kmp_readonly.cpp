@@ -130,8 +130,7 @@ static size_t ro_cgroup_limit() {
   while (fgets(line, sizeof line, f)) {
     char root[PATH_MAX], mnt[PATH_MAX], type[32], opts[256];
     const char *sep = strstr(line, " - ");
-    if (!sep ||
-        sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) != 2 ||
+    if (!sep || sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) != 2 ||
         sscanf(sep + 3, "%31s %*s %255s", type, opts) != 2)
       continue;
     size_t v = 0;
@@ -391,7 +390,6 @@ static int ro_yield(uintptr_t start, uintptr_t end) {
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
   return rc;
 }
-
 
 static int ro_buffer(uintptr_t a, uintptr_t e, int into) {
   return into ? __kmp_ro_io_write(a, e) : 0;

@@ -48,21 +48,25 @@
 #define KMP_RO_OPEN 2 // writable; replicas must copy it before their next use
 
 // Item kinds (flags).
-#define KMP_RO_IMMUTABLE 1 // a read-only file mapping: never (un)protected
-#define KMP_RO_NOKEEP 2 // on a stack, anonymous read-only memory, or not
-                        // protectable: opened at the end of every region,
-                        // replicas copied again at every region
-#define KMP_RO_SHARED 4 // a shared mapping: never replicated
-#define KMP_RO_DEMOTED 8 // written in a region with KMP_READONLY_WRITES=warn:
-                         // writable from then on, never protected again
-#define KMP_RO_STALE 16 // the kernel changed it without a fault (a write to
-                        // its file or to /proc/<pid>/mem): dropped at its
-                        // next region start, and copied afresh
-#define KMP_RO_UNPROTECTED 32 // a region start could not protect some of
-                              // its chunks (out of VMAs, hugetlb memory):
-                              // written unseen between regions
-#define KMP_RO_BLOCK 64 // fills a block of its own from malloc: its first
-                        // and last pages are protected too
+// A read-only file mapping: never (un)protected.
+#define KMP_RO_IMMUTABLE 1
+// On a stack, anonymous read-only memory, or not protectable: opened at the end
+// of every region, replicas copied again at every region.
+#define KMP_RO_NOKEEP 2
+// A shared mapping: never replicated.
+#define KMP_RO_SHARED 4
+// Written in a region with KMP_READONLY_WRITES=warn: writable from then on,
+// never protected again.
+#define KMP_RO_DEMOTED 8
+// The kernel changed it without a fault (a write to its file or to
+// /proc/<pid>/mem): dropped at its next region start, and copied afresh.
+#define KMP_RO_STALE 16
+// A region start could not protect some of its chunks (out of VMAs, hugetlb
+// memory): written unseen between regions.
+#define KMP_RO_UNPROTECTED 32
+// Fills a block of its own from malloc: its first and last pages are protected
+// too.
+#define KMP_RO_BLOCK 64
 
 struct kmp_ro_item;
 // Where a replica's mapping is, for the fault path and for region starts
@@ -144,7 +148,7 @@ static inline void __kmp_ro_chunk_range(const kmp_ro_item *it, size_t c,
                                         uintptr_t *s, uintptr_t *e) {
   *s = it->pbase + c * __kmp_ro_chunk_bytes();
   *e = *s + __kmp_ro_chunk_bytes() < it->pend ? *s + __kmp_ro_chunk_bytes()
-                                               : it->pend;
+                                              : it->pend;
 }
 
 // Does it have edges: bytes on pages that are not protected (pages it shares

@@ -166,9 +166,9 @@ static void ro_write_all(const char *s, size_t n) {
 static void ro_close_copy(kmp_ro_item *it, kmp_ro_replica *r) {
   size_t bytes = it->mend - it->mbase;
   if (__kmp_pt_mprotect(r->map, bytes, PROT_NONE) != 0) {
-    void *m = mmap(r->map, bytes, PROT_NONE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
-                   0);
+    void *m =
+        mmap(r->map, bytes, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
     KMP_DEBUG_ASSERT(m == (void *)r->map);
     (void)m;
     for (size_t c = 0; c < it->nchunks; c++)
@@ -359,8 +359,8 @@ static void ro_say(const char *tmpl, const kmp_ro_desc *d, uintptr_t addr,
   ro_write_all(out, bo.n);
 }
 
-static void ro_say_item(const char *tmpl, const kmp_ro_item *it,
-                        uintptr_t addr, int node) {
+static void ro_say_item(const char *tmpl, const kmp_ro_item *it, uintptr_t addr,
+                        int node) {
   kmp_ro_desc d;
   __kmp_ro_describe(it, &d);
   ro_say(tmpl, &d, addr, node);
@@ -476,8 +476,7 @@ int __kmp_ro_fault(uintptr_t addr, void *uc) {
         // an open, current copy too) is a use after the region.
         int closed = __atomic_load_n(&it->rep[n].closed, __ATOMIC_ACQUIRE);
         if (closed == KMP_RO_COPY_CLOSED ||
-            (closed == KMP_RO_COPY_EDGES && !whole) ||
-            !__kmp_ro_in_use(it)) {
+            (closed == KMP_RO_COPY_EDGES && !whole) || !__kmp_ro_in_use(it)) {
           ro_say_item(__kmp_ro_msg_stale, it, addr, n);
           abort();
         }

@@ -298,8 +298,7 @@ static void ro_untrack(kmp_ro_item *it) {
 static void ro_drop(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
   KMP_DEBUG_ASSERT(__kmp_pt_held(&__kmp_ro_lock));
   KMP_DEBUG_ASSERT(!__kmp_ro_in_use(it) && __kmp_ro_reserved >= it->reserved);
-  KA_TRACE(20, ("ro_drop: item [%p, %p)\n", (void *)it->base,
-                (void *)it->end));
+  KA_TRACE(20, ("ro_drop: item [%p, %p)\n", (void *)it->base, (void *)it->end));
   if (ro_file_backed(it) && --ro_file_items == 0)
     __kmp_pt_set_file_watched(KMP_PT_READONLY, 0);
   ro_restore(it, v, nv);

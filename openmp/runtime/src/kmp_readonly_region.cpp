@@ -527,7 +527,6 @@ kmp_readonly_region *__kmp_ro_begin(ident_t *loc, int n, void *const *ptrs,
   return h;
 }
 
-
 // ---------------------------------------------------------------------------
 // The threads' pointers
 

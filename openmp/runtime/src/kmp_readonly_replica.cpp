@@ -260,8 +260,7 @@ static int ro_prepare(kmp_ro_item *it, kmp_ro_replica *r, int node) {
 }
 
 char *__kmp_ro_replica(kmp_ro_item *it, int node, kmp_uint64 act) {
-  KMP_DEBUG_ASSERT(node >= 0 && node < KMP_RO_MAX_NODES &&
-                   __kmp_ro_in_use(it));
+  KMP_DEBUG_ASSERT(node >= 0 && node < KMP_RO_MAX_NODES && __kmp_ro_in_use(it));
   KMP_DEBUG_ASSERT(it->replicable && !(it->kind & KMP_RO_SHARED));
   kmp_ro_replica *r = &it->rep[node];
   for (int spins = 0;;) {

@@ -117,8 +117,8 @@ static int blocks_segv(void) {
 static void *blocker(void *arg) {
   (void)arg;
   pthread_setname_np(pthread_self(), "blocker");
-  int late = !strcmp(mode, "region") || !strcmp(mode, "late") ||
-             !strcmp(mode, "raw");
+  int late =
+      !strcmp(mode, "region") || !strcmp(mode, "late") || !strcmp(mode, "raw");
   if (late) {
     wait_phase(1);
     sigset_t s;

@@ -69,8 +69,8 @@ int main(void) {
 
   region(a, N, guard1);
   kmp_nexttouch_counters_t c = nt_counters();
-  NT_CHECK(h1_calls == 1 && h1_foreign == 0, "h1: %d own, %d foreign",
-           h1_calls, h1_foreign);
+  NT_CHECK(h1_calls == 1 && h1_foreign == 0, "h1: %d own, %d foreign", h1_calls,
+           h1_foreign);
   NT_CHECK(c.faults >= 1 && c.pages_already_local == N, "engine: %llu pages",
            (unsigned long long)c.pages_already_local);
   NT_CHECK(guard1[5] == 42, "guard1 written");

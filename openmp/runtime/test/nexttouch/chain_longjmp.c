@@ -29,7 +29,8 @@ static volatile int genuine, foreign;
 
 static void handler(int sig, siginfo_t *si, void *uc) {
   char *p = (char *)si->si_addr;
-  if (jump_to && ((p >= guard && p < guard + pg) || (p >= own_lo && p < own_hi))) {
+  if (jump_to &&
+      ((p >= guard && p < guard + pg) || (p >= own_lo && p < own_hi))) {
     __atomic_fetch_add(&genuine, 1, __ATOMIC_RELAXED);
     siglongjmp(*jump_to, 1);
   }

@@ -63,7 +63,8 @@ int main(void) {
                nt_maps_prot((char *)a + 15 * pg) == PROT_NONE &&
                nt_maps_prot((char *)a + 24 * pg) == PROT_NONE,
            "hole: %d %d %d", nt_maps_prot((char *)a + 15 * pg),
-           nt_maps_prot((char *)a + 16 * pg), nt_maps_prot((char *)a + 24 * pg));
+           nt_maps_prot((char *)a + 16 * pg),
+           nt_maps_prot((char *)a + 24 * pg));
   unsigned long long handled = c.pages_already_local;
   NT_CHECK(handled >= 1 && c.pages_disarmed == 0, "handled %llu", handled);
 
@@ -72,14 +73,14 @@ int main(void) {
   NT_CHECK(kmp_nexttouch_disarm((char *)a + 200 * pg, 56 * pg) == 0,
            "disarm armed");
   c = nt_counters();
-  NT_CHECK(c.pages_disarmed == 56 && c.faults == f0, "disarmed %llu faults %llu",
-           U(c.pages_disarmed), U(c.faults - f0));
+  NT_CHECK(c.pages_disarmed == 56 && c.faults == f0,
+           "disarmed %llu faults %llu", U(c.pages_disarmed), U(c.faults - f0));
   long long s = 0;
   for (long i = 200L * ipp; i < (long)N * ipp; i++)
     s += a[i] - i;
   c = nt_counters();
-  NT_CHECK(s == 0 && c.faults == f0, "read disarmed pages: %lld, %llu faults", s,
-           U(c.faults - f0));
+  NT_CHECK(s == 0 && c.faults == f0, "read disarmed pages: %lld, %llu faults",
+           s, U(c.faults - f0));
 
   // (NULL, 0) with a pending request (b) and armed pages (the rest of a).
   int *b = (int *)nt_map(64 * pg);
@@ -88,8 +89,9 @@ int main(void) {
   unsigned long long armed_left = (N - 8) - handled - 56;
   NT_CHECK(kmp_nexttouch_disarm(NULL, 0) == 0, "(NULL, 0)");
   c = nt_counters();
-  NT_CHECK(c.pages_disarmed == 56 + armed_left, "everything: disarmed %llu, want %llu",
-           U(c.pages_disarmed), 56 + armed_left);
+  NT_CHECK(c.pages_disarmed == 56 + armed_left,
+           "everything: disarmed %llu, want %llu", U(c.pages_disarmed),
+           56 + armed_left);
   NT_CHECK(c.pages_already_local + c.pages_disarmed == c.pages_armed,
            "local %llu + disarmed %llu != armed %llu", U(c.pages_already_local),
            U(c.pages_disarmed), U(c.pages_armed));
@@ -120,9 +122,9 @@ int main(void) {
       for (int p = 0; p < N; p++) {
         a[p * ipp + 1] += 1;
         if (tid == 0 && ++mine == 1 + r % 8) {
-          int rc = r % 3 == 0 ? kmp_nexttouch_disarm(NULL, 0)
-                              : kmp_nexttouch_disarm((char *)a + lo * pg,
-                                                     len * pg);
+          int rc = r % 3 == 0
+                       ? kmp_nexttouch_disarm(NULL, 0)
+                       : kmp_nexttouch_disarm((char *)a + lo * pg, len * pg);
           if (rc)
             NT_CHECK(0, "round %d: disarm in region: %d", r, rc);
         }

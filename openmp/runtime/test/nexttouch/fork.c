@@ -38,7 +38,8 @@ static int child_ok(pid_t pid, const char *what) {
   }
   if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
     return 1;
-  NT_CHECK(0, "%s: child %s %d", what, WIFSIGNALED(st) ? "killed by signal" : "exit",
+  NT_CHECK(0, "%s: child %s %d", what,
+           WIFSIGNALED(st) ? "killed by signal" : "exit",
            WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
   return 0;
 }

@@ -97,7 +97,8 @@ static int scenario(int warm) {
   kmp_nexttouch_counters_t c1 = nt_counters();
   NT_CHECK(nth == T, "team of %d", nth);
   NT_CHECK(in_stack == 0, "%d armed pieces in thread stacks", in_stack);
-  NT_CHECK(c1.pages_armed - c0.pages_armed == 0 || c1.fail_arm - c0.fail_arm > 0,
+  NT_CHECK(c1.pages_armed - c0.pages_armed == 0 ||
+               c1.fail_arm - c0.fail_arm > 0,
            "armed %llu, fail_arm %llu", U(c1.pages_armed - c0.pages_armed),
            U(c1.fail_arm - c0.fail_arm));
   // What is still armed in any worker's stack is disarmed here: nothing.

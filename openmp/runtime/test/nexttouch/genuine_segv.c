@@ -63,9 +63,8 @@ static void run(const char *name, void (*f)(void)) {
   }
   int st = 0;
   waitpid(pid, &st, 0);
-  NT_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV,
-           "%s: status %#x (%s %d)", name, st,
-           WIFSIGNALED(st) ? "signal" : "exit",
+  NT_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "%s: status %#x (%s %d)",
+           name, st, WIFSIGNALED(st) ? "signal" : "exit",
            WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 }
 

@@ -41,7 +41,8 @@ static int child(int k, int late) {
     sum0 += a[i] = (double)(i % 1013);
   {
     void **pages = malloc(sizeof(void *) * NPAGES);
-    int *target = malloc(sizeof(int) * NPAGES), *st = malloc(sizeof(int) * NPAGES);
+    int *target = malloc(sizeof(int) * NPAGES),
+        *st = malloc(sizeof(int) * NPAGES);
     for (long p = 0; p < NPAGES; p++)
       pages[p] = (char *)a + p * pg, target[p] = last;
     NT_CHECK(syscall(SYS_move_pages, 0, NPAGES, pages, target, st,
@@ -81,8 +82,8 @@ static int child(int k, int late) {
   double sum1 = 0;
   for (long i = 0; i < n; i++)
     sum1 += a[i];
-  NT_CHECK(sum1 - sum0 == (double)n, "checksum: +%.0f, want +%ld",
-           sum1 - sum0, n);
+  NT_CHECK(sum1 - sum0 == (double)n, "checksum: +%.0f, want +%ld", sum1 - sum0,
+           n);
   NT_CHECK(c1.pages_armed - c0.pages_armed == NPAGES &&
                c1.pages_touched_serial == c0.pages_touched_serial,
            "armed %llu, touched by serial code %llu",

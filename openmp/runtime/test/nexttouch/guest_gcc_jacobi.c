@@ -56,8 +56,8 @@ int main(int argc, char **argv) {
 #pragma omp parallel
 #pragma omp atomic
     n++;
-    printf("guest_gcc_jacobi: env: built by gcc %d.%d, %d threads\n",
-           __GNUC__, __GNUC_MINOR__, n);
+    printf("guest_gcc_jacobi: env: built by gcc %d.%d, %d threads\n", __GNUC__,
+           __GNUC_MINOR__, n);
     return 0;
   }
   long pg = nt_pagesize();

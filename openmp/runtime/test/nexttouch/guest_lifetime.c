@@ -53,9 +53,9 @@ static int child(int adaptive, const char *name) {
       pages[p] = p < N ? (char *)a + p * pg : (char *)t + (p - N) * pg;
       target[p] = last;
     }
-    NT_CHECK(syscall(SYS_move_pages, 0, N + T, pages, target, st,
-                     MPOL_MF_MOVE) == 0,
-             "initial move_pages");
+    NT_CHECK(
+        syscall(SYS_move_pages, 0, N + T, pages, target, st, MPOL_MF_MOVE) == 0,
+        "initial move_pages");
   }
   int now[N], tnow[T], truth_cpu[N];
   nt_nodes_of((char *)a, N, now);
@@ -88,7 +88,8 @@ static int child(int adaptive, const char *name) {
     a[p * ipp + 2] += 0;
   kmp_nexttouch_counters_t c2 = nt_counters();
   NT_CHECK(c2.pages_touched_serial - c1.pages_touched_serial == U,
-           "serial: %llu pages", U64(c2.pages_touched_serial - c1.pages_touched_serial));
+           "serial: %llu pages",
+           U64(c2.pages_touched_serial - c1.pages_touched_serial));
   NT_CHECK(c2.pages_migrated == c1.pages_migrated, "serial code migrated %llu",
            U64(c2.pages_migrated - c1.pages_migrated));
 

@@ -69,8 +69,8 @@ static int child(const char *topology) {
       bad += nodes[t * PER + i] != want;
     NT_CHECK(node_of[t] == t, "%s: thread %d runs on node %d", topology, t,
              node_of[t]);
-    NT_CHECK(!bad, "%s: thread %d: %d of %d pages not on node %d", topology,
-             t, bad, PER, want);
+    NT_CHECK(!bad, "%s: thread %d: %d of %d pages not on node %d", topology, t,
+             bad, PER, want);
   }
   long after = 0;
   for (size_t i = 0; i < npages * pg; i++)

@@ -171,7 +171,7 @@ static void phase_compute(void) {
   fill(b, -1, 0);
   move_all(a, NP, other);
   move_all(b, NP, other);
-#pragma omp nexttouch(a : NP * ipp, b : NP * ipp)
+#pragma omp nexttouch(a : NP *ipp, b : NP *ipp)
 #pragma omp parallel for schedule(static) num_threads(2)
   for (int p = 0; p < NP; p++) {
     a[p * ipp] += 0;
@@ -214,7 +214,7 @@ static void phase_armed_serial(void) {
   move_all(d, NP, other);
   move_all(sum, NP, other);
   kmp_nexttouch_counters_t c0 = nt_counters();
-#pragma omp nexttouch(s : NP * ipp, d : NP * ipp, sum : NP * ipp)
+#pragma omp nexttouch(s : NP *ipp, d : NP *ipp, sum : NP *ipp)
 #pragma omp parallel num_threads(2)
   { // arms the three buffers, touches none
   }
@@ -273,7 +273,7 @@ static void phase_armed_region(void) {
   kmp_nexttouch_counters_t c0 = nt_counters();
   int err[2] = {0, 0};
   size_t half = NP / 2 * ipp;
-#pragma omp nexttouch(s : NP * ipp, d : NP * ipp)
+#pragma omp nexttouch(s : NP *ipp, d : NP *ipp)
 #pragma omp parallel num_threads(2)
   {
     int t = omp_get_thread_num();
@@ -300,7 +300,7 @@ static void phase_armed_region(void) {
   printf("guest_mpi rank %d: armed-region: %d of %d pages on the node of the "
          "thread whose half they are\n",
          rank, own, 2 * NP);
-#pragma omp nexttouch(sum : NP * ipp)
+#pragma omp nexttouch(sum : NP *ipp)
 #pragma omp parallel num_threads(2)
   {
 #pragma omp masked

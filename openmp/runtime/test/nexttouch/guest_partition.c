@@ -49,7 +49,8 @@ static int child(int late) {
       sum0 += a[k][i] = (double)(k * 1000003 + i % 977);
   {
     void **pages = malloc(sizeof(void *) * npages);
-    int *target = malloc(sizeof(int) * npages), *st = malloc(sizeof(int) * npages);
+    int *target = malloc(sizeof(int) * npages),
+        *st = malloc(sizeof(int) * npages);
     for (long p = 0; p < npages; p++)
       pages[p] = map + p * pg, target[p] = last;
     NT_CHECK(syscall(SYS_move_pages, 0, npages, pages, target, st,
@@ -98,8 +99,8 @@ static int child(int late) {
         continue;
       checked++;
       if (now[p] != want && wrong++ < 8)
-        NT_CHECK(0, "array %d, page %ld of its %s half: on node %d, want %d",
-                 k, (long)((s - (lo & ~(uintptr_t)(pg - 1))) / pg),
+        NT_CHECK(0, "array %d, page %ld of its %s half: on node %d, want %d", k,
+                 (long)((s - (lo & ~(uintptr_t)(pg - 1))) / pg),
                  e <= md ? "first" : "second", now[p], want);
     }
   }

@@ -5,19 +5,21 @@
 // the thread that touched each page first, mapped to a node with libnuma.
 // After the region (and kmp_nexttouch_disarm() for the pages nobody touched,
 // which stay armed otherwise), move_pages() must report every touched page on
-// that node, the untouched pages [0, U) where they were, the counters must agree page
-// for page (per destination node), and the checksum must be unchanged.
+// that node, the untouched pages [0, U) where they were, the counters must
+// agree page for page (per destination node), and the checksum must be
+// unchanged.
 //
 // One guest boot runs every configuration, each in a fresh process:
 // OMP_PROC_BIND=spread|close x OMP_PLACES=cores|numa_domains x
 // schedule(static)|schedule(dynamic,3) x KMP_NEXTTOUCH_WINDOW=1 (exact) |
 // adaptive.  The runs with OMP_PROC_BIND=close take the nodes with memory
 // from libomp's hwloc topology (KMP_TOPOLOGY_METHOD=hwloc loads it at start),
-// the others from the kernel's node files.  In adaptive mode a batch may claim untouched pages ahead of the
-// faulting one; with schedule(static) each thread first touches the first page
-// of its chunk (so no window can cross into a chunk that another thread owns)
-// and the exact checks apply; with schedule(dynamic) the adaptive run checks
-// everything but "the first toucher's node" (which it reports).
+// the others from the kernel's node files.  In adaptive mode a batch may claim
+// untouched pages ahead of the faulting one; with schedule(static) each thread
+// first touches the first page of its chunk (so no window can cross into a
+// chunk that another thread owns) and the exact checks apply; with
+// schedule(dynamic) the adaptive run checks everything but "the first toucher's
+// node" (which it reports).
 //
 // REQUIRES: numa-vm, linux
 // RUN: %libomp-compile -lnuma
@@ -64,13 +66,15 @@ static int child(const char *sched, int adaptive, const char *name) {
     int target[N], st[N];
     for (int p = 0; p < N; p++)
       pages[p] = (char *)a + p * pg, target[p] = nodes - 1;
-    NT_CHECK(syscall(SYS_move_pages, 0, N, pages, target, st, MPOL_MF_MOVE) == 0,
+    NT_CHECK(syscall(SYS_move_pages, 0, N, pages, target, st, MPOL_MF_MOVE) ==
+                 0,
              "initial move_pages");
   }
   int init_node[N], now[N], truth_cpu[N], truth_tid[N];
   nt_nodes_of((char *)a, N, init_node);
   for (int p = 0; p < N; p++) {
-    NT_CHECK(init_node[p] == nodes - 1, "page %d starts on %d", p, init_node[p]);
+    NT_CHECK(init_node[p] == nodes - 1, "page %d starts on %d", p,
+             init_node[p]);
     truth_cpu[p] = truth_tid[p] = -1;
   }
   NT_CHECK(kmp_nexttouch(a, N * pg) == 0, "request");
@@ -144,8 +148,10 @@ static int child(const char *sched, int adaptive, const char *name) {
     else
       want_migrated++, want_node[truth]++;
     if (exact_truth && now[p] != truth && wrong++ < 5)
-      NT_CHECK(0, "page %d: on node %d, first touched by thread %d on cpu %d "
-                  "(node %d)", p, now[p], truth_tid[p], truth_cpu[p], truth);
+      NT_CHECK(0,
+               "page %d: on node %d, first touched by thread %d on cpu %d "
+               "(node %d)",
+               p, now[p], truth_tid[p], truth_cpu[p], truth);
     if (!exact_truth && (now[p] < 0 || now[p] >= nodes))
       NT_CHECK(0, "page %d: node %d", p, now[p]);
   }
@@ -166,16 +172,17 @@ static int child(const char *sched, int adaptive, const char *name) {
              "counters: migrated %llu (truth %llu), local %llu (truth %llu)",
              migrated, want_migrated, local, want_local);
     for (int n = 0; n < nodes && n < KMP_NEXTTOUCH_MAX_NODES; n++)
-      NT_CHECK(c1.migrated_to_node[n] - c0.migrated_to_node[n] == want_node[n],
-               "node %d: %llu migrated, truth %llu", n,
-               (unsigned long long)(c1.migrated_to_node[n] -
-                                    c0.migrated_to_node[n]),
-               want_node[n]);
+      NT_CHECK(
+          c1.migrated_to_node[n] - c0.migrated_to_node[n] == want_node[n],
+          "node %d: %llu migrated, truth %llu", n,
+          (unsigned long long)(c1.migrated_to_node[n] - c0.migrated_to_node[n]),
+          want_node[n]);
   }
   long long sum1 = 0;
   for (long i = 0; i < N * ipp; i++)
     sum1 += a[i];
-  long long extra = (N - U) + (adaptive && !dynamic ? omp_get_max_threads() : 0);
+  long long extra =
+      (N - U) + (adaptive && !dynamic ? omp_get_max_threads() : 0);
   // (the static prologue touched one page per thread that had a chunk)
   if (adaptive && !dynamic)
     extra = sum1 - sum0 >= N - U && sum1 - sum0 <= N - U + omp_get_max_threads()
@@ -221,8 +228,8 @@ int main(int argc, char **argv) {
                    topology);
           snprintf(threads_s, sizeof threads_s, "%d", threads);
           char adarg[2] = {ad ? '1' : '0', 0};
-          char *args[] = {argv[0], "child", (char *)scheds[s], adarg, name,
-                          NULL};
+          char *args[] = {argv[0], "child", (char *)scheds[s],
+                          adarg,   name,    NULL};
           const char *env[][2] = {
               {"OMP_PROC_BIND", binds[b]},
               {"OMP_PLACES", places[pl]},

@@ -91,11 +91,11 @@ static void thread_check(const double *const p[NITEMS],
 }
 
 // The region with the clause; returns its number of threads.
-static int region_clause(double *A, double *B, const double want[NITEMS],
-                         int r, int bad[3]) {
+static int region_clause(double *A, double *B, const double want[NITEMS], int r,
+                         int bad[3]) {
   double *const A0 = A, *const B0 = B;
   int b0 = 0, b1 = 0, b2 = 0, threads = 0;
-#pragma omp parallel readonly(A : NA, B[0 : NB], C)                             \
+#pragma omp parallel readonly(A : NA, B[0 : NB], C)                            \
     reduction(+ : b0, b1, b2, threads)
   {
     const double *const p[NITEMS] = {A, B, C};
@@ -178,23 +178,25 @@ static int child(const char *name, int clause) {
   NT_CHECK(bad[2] == 0, "%d pointers change the offset in the page", bad[2]);
   unsigned long long made = c[1].readonly_replicas - c[0].readonly_replicas;
   NT_CHECK(made >= 1, "no replica made");
-  NT_CHECK(c[3].readonly_replicas == c[1].readonly_replicas,
-           "replicas made after the first region: %llu",
-           (unsigned long long)(c[3].readonly_replicas - c[1].readonly_replicas));
-  NT_CHECK(c[2].readonly_replicas_reused - c[1].readonly_replicas_reused ==
-                   made &&
-               c[2].readonly_refreshes == c[1].readonly_refreshes,
-           "second region: %llu reused, %llu refreshed, want %llu reused",
-           (unsigned long long)(c[2].readonly_replicas_reused -
-                                c[1].readonly_replicas_reused),
-           (unsigned long long)(c[2].readonly_refreshes - c[1].readonly_refreshes),
-           made);
-  NT_CHECK(c[3].readonly_refreshes > c[2].readonly_refreshes &&
-               c[3].readonly_serial_writes - c[2].readonly_serial_writes == 2,
-           "third region: %llu refreshes, %llu serial writes",
-           (unsigned long long)(c[3].readonly_refreshes - c[2].readonly_refreshes),
-           (unsigned long long)(c[3].readonly_serial_writes -
-                                c[2].readonly_serial_writes));
+  NT_CHECK(
+      c[3].readonly_replicas == c[1].readonly_replicas,
+      "replicas made after the first region: %llu",
+      (unsigned long long)(c[3].readonly_replicas - c[1].readonly_replicas));
+  NT_CHECK(
+      c[2].readonly_replicas_reused - c[1].readonly_replicas_reused == made &&
+          c[2].readonly_refreshes == c[1].readonly_refreshes,
+      "second region: %llu reused, %llu refreshed, want %llu reused",
+      (unsigned long long)(c[2].readonly_replicas_reused -
+                           c[1].readonly_replicas_reused),
+      (unsigned long long)(c[2].readonly_refreshes - c[1].readonly_refreshes),
+      made);
+  NT_CHECK(
+      c[3].readonly_refreshes > c[2].readonly_refreshes &&
+          c[3].readonly_serial_writes - c[2].readonly_serial_writes == 2,
+      "third region: %llu refreshes, %llu serial writes",
+      (unsigned long long)(c[3].readonly_refreshes - c[2].readonly_refreshes),
+      (unsigned long long)(c[3].readonly_serial_writes -
+                           c[2].readonly_serial_writes));
   NT_CHECK(c[3].readonly_write_traps == 0 &&
                c[3].readonly_fallback_budget == 0 &&
                c[3].readonly_fallback_one_node == 0,

@@ -55,19 +55,19 @@ int main(void) {
       expect[p * ipp + (r % ipp)] += nthreads;
     kmp_nexttouch_counters_t c = nt_counters();
     unsigned long long armed = c.pages_armed - c0.pages_armed;
-    unsigned long long handled = (c.pages_already_local - c0.pages_already_local) +
-                                 (c.pages_migrated - c0.pages_migrated) +
-                                 (c.pages_disarmed - c0.pages_disarmed);
+    unsigned long long handled =
+        (c.pages_already_local - c0.pages_already_local) +
+        (c.pages_migrated - c0.pages_migrated) +
+        (c.pages_disarmed - c0.pages_disarmed);
     // The whole pages of the requests: r + 1 .. N - r - 2.
     NT_CHECK(armed == (unsigned long long)(N - 2 * r - 2),
              "region %d: armed %llu", r, armed);
     NT_CHECK(handled == armed, "region %d: %llu pages handled, %llu armed", r,
              handled, armed);
     NT_CHECK(c.pages_disarmed == c0.pages_disarmed, "all touched");
-    NT_CHECK(c.fail_move_busy + c.fail_move_other + c.fail_restore +
-                     c.fail_arm ==
-                 0,
-             "no failures");
+    NT_CHECK(
+        c.fail_move_busy + c.fail_move_other + c.fail_restore + c.fail_arm == 0,
+        "no failures");
     for (long i = 0; i < N * ipp; i++)
       if ((unsigned long long)a[i] != (unsigned)expect[i]) {
         NT_CHECK(0, "region %d: a[%ld] = %d, want %u", r, i, a[i],

@@ -47,7 +47,8 @@ static volatile int sink;
 static void arm(char *p, size_t n, const char *what) {
   NT_CHECK(kmp_nexttouch(p, n) == 0, "%s: request", what);
 #pragma omp parallel num_threads(2)
-  __atomic_store_n(&sink, 1, __ATOMIC_RELAXED); // volatile: kept; atomic: no race
+  __atomic_store_n(&sink, 1,
+                   __ATOMIC_RELAXED); // volatile: kept; atomic: no race
   NT_CHECK(nt_maps_prot(p) == PROT_NONE, "%s: not armed (prot %d)", what,
            nt_maps_prot(p));
 }

@@ -38,15 +38,16 @@ int main(void) {
     a[p * ipp] += 1;
   kmp_nexttouch_counters_t c = nt_counters();
   NT_CHECK(c.arms == 1 && c.pages_armed == N, "armed %llu", U(c.pages_armed));
-  NT_CHECK(c.pages_already_local == 16 && c.faults == 16, "local %llu faults %llu",
-           U(c.pages_already_local), U(c.faults));
+  NT_CHECK(c.pages_already_local == 16 && c.faults == 16,
+           "local %llu faults %llu", U(c.pages_already_local), U(c.faults));
   NT_CHECK(c.pages_disarmed == 0 && c.pages_expired == 0,
            "region 1's join disarmed %llu, expired %llu", U(c.pages_disarmed),
            U(c.pages_expired));
   NT_CHECK(nt_maps_prot((char *)a + 16 * pg) == PROT_NONE &&
                nt_maps_prot((char *)a + (N - 1) * pg) == PROT_NONE,
            "untouched pages not armed after the join: %d %d",
-           nt_maps_prot((char *)a + 16 * pg), nt_maps_prot((char *)a + (N - 1) * pg));
+           nt_maps_prot((char *)a + 16 * pg),
+           nt_maps_prot((char *)a + (N - 1) * pg));
   NT_CHECK(nt_maps_prot(a) == (PROT_READ | PROT_WRITE), "touched page: %d",
            nt_maps_prot(a));
 
@@ -57,7 +58,8 @@ int main(void) {
   NT_CHECK(c.pages_touched_serial == 4 && c.faults == 20,
            "serial: %llu pages, %llu faults", U(c.pages_touched_serial),
            U(c.faults));
-  NT_CHECK(c.pages_already_local == 16 && c.batches == 16 && c.pages_migrated == 0,
+  NT_CHECK(c.pages_already_local == 16 && c.batches == 16 &&
+               c.pages_migrated == 0,
            "serial touches migrate nothing: local %llu batches %llu",
            U(c.pages_already_local), U(c.batches));
   NT_CHECK(nt_maps_prot((char *)a + 19 * pg) == (PROT_READ | PROT_WRITE) &&
@@ -95,18 +97,20 @@ int main(void) {
   NT_CHECK(c.pages_already_local == 32 && c.faults == 37 && c.batches == 32,
            "region 3: local %llu faults %llu batches %llu",
            U(c.pages_already_local), U(c.faults), U(c.batches));
-  NT_CHECK(c.pages_disarmed == 0, "region 3: disarmed %llu", U(c.pages_disarmed));
+  NT_CHECK(c.pages_disarmed == 0, "region 3: disarmed %llu",
+           U(c.pages_disarmed));
 
   // The API: [40, 48) (a range starting mid-page and ending mid-page).
   NT_CHECK(kmp_nexttouch_disarm((char *)a + 40 * pg + 8, 8 * pg - 16) == 0,
            "disarm");
   c = nt_counters();
-  NT_CHECK(c.pages_disarmed == 8 && c.faults == 37, "disarmed %llu, faults %llu",
-           U(c.pages_disarmed), U(c.faults));
+  NT_CHECK(c.pages_disarmed == 8 && c.faults == 37,
+           "disarmed %llu, faults %llu", U(c.pages_disarmed), U(c.faults));
   for (int p = 40; p < 48; p++)
     NT_CHECK(nt_maps_prot((char *)a + p * pg) == (PROT_READ | PROT_WRITE),
              "page %d after disarm: %d", p, nt_maps_prot((char *)a + p * pg));
-  NT_CHECK(nt_maps_prot((char *)a + 48 * pg) == PROT_NONE, "page 48 disarmed too");
+  NT_CHECK(nt_maps_prot((char *)a + 48 * pg) == PROT_NONE,
+           "page 48 disarmed too");
   long long s40 = 0;
   for (long i = 40L * ipp; i < 48L * ipp; i++)
     s40 += a[i] - i;

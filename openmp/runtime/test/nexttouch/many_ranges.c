@@ -121,10 +121,9 @@ int main(void) {
             (c.pages_already_local - c0.pages_already_local) +
             (c.pages_disarmed - c0.pages_disarmed);
   NT_CHECK(bad == 0, "%ld pages read wrong near the limit", bad);
-  NT_CHECK(armed > 0 && failed > 0, "armed %llu, fail_arm %llu", armed,
-           failed);
-  NT_CHECK(armed + failed == LIMITED, "armed %llu + fail_arm %llu != %d",
-           armed, failed, LIMITED);
+  NT_CHECK(armed > 0 && failed > 0, "armed %llu, fail_arm %llu", armed, failed);
+  NT_CHECK(armed + failed == LIMITED, "armed %llu + fail_arm %llu != %d", armed,
+           failed, LIMITED);
   NT_CHECK(handled == armed, "%llu of %llu armed pages handled", handled,
            armed);
   if (pool)

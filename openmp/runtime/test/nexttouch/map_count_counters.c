@@ -36,10 +36,11 @@ int main(void) {
   }
   kmp_nexttouch_counters_t c = nt_counters();
   unsigned long long armed = c.pages_armed - c0.pages_armed;
-  unsigned long long handled = (c.pages_migrated - c0.pages_migrated) +
-                               (c.pages_already_local - c0.pages_already_local) +
-                               (c.pages_disarmed - c0.pages_disarmed) +
-                               (c.pages_touched_serial - c0.pages_touched_serial);
+  unsigned long long handled =
+      (c.pages_migrated - c0.pages_migrated) +
+      (c.pages_already_local - c0.pages_already_local) +
+      (c.pages_disarmed - c0.pages_disarmed) +
+      (c.pages_touched_serial - c0.pages_touched_serial);
   NT_CHECK(bad == 0, "%ld pages read wrong", bad);
   NT_CHECK(armed == PAGES, "armed %llu", armed);
   NT_CHECK(c.fail_restore > c0.fail_restore, "the map count was not reached");

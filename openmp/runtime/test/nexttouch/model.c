@@ -54,12 +54,12 @@ enum { NBUF = 3, NPG = 48, MAXT = 16 };
 enum { ARM_NO = 0, ARM_YES = 1, ARM_MOVED = 2 };
 
 struct page {
-  uint64_t id;      // what the bytes are made of
+  uint64_t id; // what the bytes are made of
   uint64_t version; // the first 8 bytes
-  int ro;           // the program made it read-only
-  int armed;        // ARM_*
-  int node;         // where it must be (-1: not checked, -2: look again)
-  int cow;          // shared with a child since a fork: a write may copy it
+  int ro; // the program made it read-only
+  int armed; // ARM_*
+  int node; // where it must be (-1: not checked, -2: look again)
+  int cow; // shared with a child since a fork: a write may copy it
 };
 
 static long pg;

@@ -77,8 +77,7 @@ static int use_libc;
 
 // mremap(MREMAP_MAYMOVE | MREMAP_FIXED) through the C library (libomp's
 // wrapper) or as the raw system call.
-static unsigned char *move_to(void *from, size_t len, size_t newlen,
-                              void *to) {
+static unsigned char *move_to(void *from, size_t len, size_t newlen, void *to) {
   int flags = MREMAP_MAYMOVE | MREMAP_FIXED;
   if (use_libc)
     return (unsigned char *)mremap(from, len, newlen, flags, to);

@@ -91,7 +91,8 @@ int main(void) {
       in0 = nt_counters();
       NT_CHECK(kmp_nexttouch(c, N * pg) == 0, "request c");
 #pragma omp parallel num_threads(2)
-      touch(c, omp_get_thread_num() * N / 8, (omp_get_thread_num() + 1) * N / 8);
+      touch(c, omp_get_thread_num() * N / 8,
+            (omp_get_thread_num() + 1) * N / 8);
       in1 = nt_counters();
     }
   }

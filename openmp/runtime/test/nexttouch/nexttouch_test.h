@@ -98,7 +98,8 @@ static int nt_maps_prot(const void *p) {
   int prot = -1;
   while (f && fgets(line, sizeof line, f))
     if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) == 3 && lo <= a && a < hi) {
-      prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0);
+      prot =
+          (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0);
       break;
     }
   if (f)
@@ -106,8 +107,8 @@ static int nt_maps_prot(const void *p) {
   return prot;
 }
 
-// readonly: the sum of [p, p+len) read in a region through each thread's pointer (-1 if
-// the threads disagree); *rep: every thread read a replica.
+// readonly: the sum of [p, p+len) read in a region through each thread's
+// pointer (-1 if the threads disagree); *rep: every thread read a replica.
 static long nt_ro_region_sum(const char *p, size_t len, int *rep) {
   kmp_readonly_t h;
   NT_CHECK(kmp_readonly_begin(1, (const void **)&p, &len, NULL, &h) == 0,

@@ -126,7 +126,8 @@ static void check_sysfs(int nodes, int cpus) {
     fail("sysfs: sysconf(_SC_NPROCESSORS_ONLN) = %ld, expected %d", n, cpus);
   // Every node that exists must be an expected one, with its CPU block.
   for (int node = 0; node < 64; node++) {
-    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist", node);
+    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist",
+             node);
     if (read_line(path, buf, sizeof buf)) {
       if (node < nodes)
         fail("sysfs: node %d missing (%s)", node, path);
@@ -315,10 +316,11 @@ static void check_move_pages(int nodes) {
     moved = 0;
     for (unsigned long i = 0; i < n; i++)
       moved += node_of_addr(pages[i]) == other;
-    printf("info: mbind(MPOL_BIND, MPOL_MF_MOVE|MPOL_MF_STRICT) of %lu PROT_NONE "
-           "pages to node %d: returned %ld%s%s, %lu now on node %d\n",
-           n, other, r, r ? " errno " : "", r ? strerror(mbind_errno) : "", moved,
-           other);
+    printf(
+        "info: mbind(MPOL_BIND, MPOL_MF_MOVE|MPOL_MF_STRICT) of %lu PROT_NONE "
+        "pages to node %d: returned %ld%s%s, %lu now on node %d\n",
+        n, other, r, r ? " errno " : "", r ? strerror(mbind_errno) : "", moved,
+        other);
     mbind(buf, n * page, MPOL_DEFAULT, NULL, 0, 0);
   }
   munmap(buf, SIZE);

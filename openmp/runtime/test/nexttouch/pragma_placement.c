@@ -114,8 +114,8 @@ int main(void) {
     nt_nodes_of(base[r], npages[r], now);
     for (int p = 0; p < npages[r]; p++)
       if (now[p] != truth[r][p] && wrong++ < 5)
-        NT_CHECK(0, "range %d page %d: on node %d, first touched on node %d",
-                 r, p, now[p], truth[r][p]);
+        NT_CHECK(0, "range %d page %d: on node %d, first touched on node %d", r,
+                 p, now[p], truth[r][p]);
   }
 
   long long sum1 = 0;

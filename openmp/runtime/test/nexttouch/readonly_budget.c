@@ -60,7 +60,8 @@ static int child_budget(char *const envp[], const char *cgroup, char *out,
   char buf[65536];
   size_t n = 0;
   ssize_t r;
-  while (n + 1 < sizeof buf && (r = read(p[0], buf + n, sizeof buf - 1 - n)) > 0)
+  while (n + 1 < sizeof buf &&
+         (r = read(p[0], buf + n, sizeof buf - 1 - n)) > 0)
     n += r;
   buf[n] = 0;
   close(p[0]);
@@ -99,12 +100,15 @@ static unsigned long long budget(const char *const *extra, const char *cgroup,
                                  size_t cap) {
   // The environment (LD_LIBRARY_PATH finds libomp) without what says
   // anything about the budget, then `extra`.
-  static const char *const ours[] = {
-      "OMPI_COMM_WORLD_LOCAL_SIZE=", "MPI_LOCALNRANKS=",
-      "MV2_COMM_WORLD_LOCAL_SIZE=",  "PALS_LOCAL_SIZE=",
-      "SLURM_STEP_TASKS_PER_NODE=",  "SLURM_NODEID=",
-      "KMP_READONLY_BUDGET=",        "OMP_DISPLAY_ENV=",
-      "OMP_NUM_THREADS="};
+  static const char *const ours[] = {"OMPI_COMM_WORLD_LOCAL_SIZE=",
+                                     "MPI_LOCALNRANKS=",
+                                     "MV2_COMM_WORLD_LOCAL_SIZE=",
+                                     "PALS_LOCAL_SIZE=",
+                                     "SLURM_STEP_TASKS_PER_NODE=",
+                                     "SLURM_NODEID=",
+                                     "KMP_READONLY_BUDGET=",
+                                     "OMP_DISPLAY_ENV=",
+                                     "OMP_NUM_THREADS="};
   char *envp[512];
   int n = 0;
   for (char **e = environ; *e && n < 500; e++) {
@@ -165,8 +169,7 @@ static void ranks(void) {
   NT_CHECK(budget(s3, NULL, &mem, t, sizeof t) == one && !strstr(t, "ranks"),
            "slurm node 3: %s", t);
   const char *junk[] = {"OMPI_COMM_WORLD_LOCAL_SIZE=many", NULL};
-  NT_CHECK(budget(junk, NULL, &mem, t, sizeof t) == one, "not a number: %s",
-           t);
+  NT_CHECK(budget(junk, NULL, &mem, t, sizeof t) == one, "not a number: %s", t);
   const char *fixed[] = {"KMP_READONLY_BUDGET=64M",
                          "OMPI_COMM_WORLD_LOCAL_SIZE=4", NULL};
   NT_CHECK(budget(fixed, NULL, &mem, t, sizeof t) == 64ull << 20 &&

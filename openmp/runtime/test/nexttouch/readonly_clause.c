@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
 
   // forms
   int moved = 0, kept = 0, offsets = 0, wrong = 0, threads = 0;
-#pragma omp parallel readonly(G, L, p : NP, q[2 : m])                           \
+#pragma omp parallel readonly(G, L, p : NP, q[2 : m])                          \
     reduction(+ : moved, kept, offsets, wrong, threads)
   {
     threads++;
@@ -83,8 +83,8 @@ int main(int argc, char **argv) {
     NT_CHECK(moved == 3 * threads, "%d of %d items read from a replica", moved,
              3 * threads);
   else
-    NT_CHECK(kept == 3 * threads, "%d of %d items read from the original",
-             kept, 3 * threads);
+    NT_CHECK(kept == 3 * threads, "%d of %d items read from the original", kept,
+             3 * threads);
   NT_CHECK(p == p0 && q == q0, "the pointers changed after the region");
 
   // loop: 100 regions, one copy per item
@@ -188,8 +188,7 @@ int main(int argc, char **argv) {
     gmoved = G != G0;
     gwrong = sum(G, NG) != nowG;
   }
-#pragma omp parallel master taskloop readonly(G) grainsize(512)               \
-    shared(tlmoved)
+#pragma omp parallel master taskloop readonly(G) grainsize(512) shared(tlmoved)
   for (long i = 0; i < NG; i++) {
     out[i] = G[i];
     if (i == 0)

@@ -99,12 +99,12 @@ static void partly_unmapped(int nexttouch) {
   NT_CHECK(nt_ro_region_sum(x, 16 * pg, NULL) == 16 * pg, "first");
   NT_CHECK(munmap(x + 12 * pg, 4 * pg) == 0, "munmap");
   NT_CHECK(mprotect(x + 11 * pg, pg, PROT_NONE) == 0, "guard");
-  int rc = nexttouch ? kmp_nexttouch(x, 11 * pg)
-                     : kmp_readonly_release(x, 16 * pg);
-  NT_CHECK(rc == 0, "%s: %d", nexttouch ? "next-touch request" : "release",
-           rc);
+  int rc =
+      nexttouch ? kmp_nexttouch(x, 11 * pg) : kmp_readonly_release(x, 16 * pg);
+  NT_CHECK(rc == 0, "%s: %d", nexttouch ? "next-touch request" : "release", rc);
   NT_CHECK(pages_not(x, 0, 11, PROT_READ | PROT_WRITE) == 0,
-           "%d pages not writable", pages_not(x, 0, 11, PROT_READ | PROT_WRITE));
+           "%d pages not writable",
+           pages_not(x, 0, 11, PROT_READ | PROT_WRITE));
   NT_CHECK(nt_maps_prot(x + 11 * pg) == 0, "the guard is PROT_NONE");
   for (int i = 0; i < 11; i++)
     x[i * pg] = 2;

@@ -61,7 +61,8 @@ static void remapped(void) {
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
   NT_CHECK(y == x, "mapped again at %p", (void *)y);
   memset(y, 2, 16 * pg); // no fault: a new mapping
-  NT_CHECK(nt_ro_region_sum(x, 16 * pg, NULL) == 2 * 16 * pg, "new mapping's data");
+  NT_CHECK(nt_ro_region_sum(x, 16 * pg, NULL) == 2 * 16 * pg,
+           "new mapping's data");
   // The program makes it writable itself and writes.
   mprotect(x, 16 * pg, PROT_READ | PROT_WRITE);
   memset(x, 3, 16 * pg);
@@ -69,7 +70,8 @@ static void remapped(void) {
   c = nt_counters();
   NT_CHECK(c.readonly_dropped - c0.readonly_dropped == 2 &&
                c.readonly_serial_writes == c0.readonly_serial_writes,
-           "dropped %llu serial %llu", U(c.readonly_dropped - c0.readonly_dropped),
+           "dropped %llu serial %llu",
+           U(c.readonly_dropped - c0.readonly_dropped),
            U(c.readonly_serial_writes - c0.readonly_serial_writes));
 }
 
@@ -78,10 +80,12 @@ static void on_stack(void) {
   memset(local, 1, sizeof local);
   kmp_nexttouch_counters_t c0 = nt_counters(), c;
   int rep = 0;
-  NT_CHECK(nt_ro_region_sum(local, sizeof local, &rep) == (long)sizeof local && rep,
+  NT_CHECK(nt_ro_region_sum(local, sizeof local, &rep) == (long)sizeof local &&
+               rep,
            "stack item");
   memset(local, 2, sizeof local); // not protected between regions
-  NT_CHECK(nt_ro_region_sum(local, sizeof local, NULL) == 2 * (long)sizeof local,
+  NT_CHECK(nt_ro_region_sum(local, sizeof local, NULL) ==
+               2 * (long)sizeof local,
            "stack item, new data");
   c = nt_counters();
   NT_CHECK(c.readonly_serial_writes == c0.readonly_serial_writes &&
@@ -101,7 +105,8 @@ static void forked(void) {
     alarm(60);
     a[5 * pg] = 11; // a serial write in the child
     long s = nt_ro_region_sum(a, 16 * pg, NULL);
-    _exit(s == 16 * pg + 10 && nt_counters().readonly_serial_writes >= 1 ? 0 : 3);
+    _exit(s == 16 * pg + 10 && nt_counters().readonly_serial_writes >= 1 ? 0
+                                                                         : 3);
   }
   int st = 0;
   waitpid(pid, &st, 0);

@@ -36,9 +36,7 @@ static const void *ptr[K];
 static size_t len[K];
 static int bits;
 
-static uint64_t reused(void) {
-  return nt_counters().readonly_lists_reused;
-}
+static uint64_t reused(void) { return nt_counters().readonly_lists_reused; }
 
 // The sum of item i's bytes.
 static long sum_of(const char *p, size_t n) {

@@ -74,12 +74,13 @@ int main(void) {
   long q = 3 * 32; // pages: 3 chunks
   char *e = nt_map(q * pg);
   memset(e, 8, q * pg);
-  NT_CHECK(nt_ro_region_sum(e, q * pg, NULL) == 8L * q * pg, "cached, 3 chunks");
+  NT_CHECK(nt_ro_region_sum(e, q * pg, NULL) == 8L * q * pg,
+           "cached, 3 chunks");
   NT_CHECK(syscall(SYS_munmap, e + 10 * pg, pg) == 0, "raw munmap");
-  e[5 * pg] = 9;   // chunk 0, before the hole
-  e[40 * pg] = 9;  // chunk 1, after it
-  e[90 * pg] = 9;  // chunk 2
-  e[20 * pg] = 9;  // chunk 0, after the hole
+  e[5 * pg] = 9; // chunk 0, before the hole
+  e[40 * pg] = 9; // chunk 1, after it
+  e[90 * pg] = 9; // chunk 2
+  e[20 * pg] = 9; // chunk 0, after the hole
   NT_CHECK(e[5 * pg] + e[20 * pg] + e[40 * pg] + e[90 * pg] == 36,
            "writes around the hole");
   return nt_done("readonly_mm");

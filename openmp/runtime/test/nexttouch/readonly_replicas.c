@@ -61,7 +61,8 @@ static void forced(void) {
            "replica %p of %p", (void *)p, (void *)A);
   NT_CHECK(c.readonly_regions - c0.readonly_regions == 100 &&
                c.readonly_items - c0.readonly_items == 100,
-           "regions %llu items %llu", U(c.readonly_regions - c0.readonly_regions),
+           "regions %llu items %llu",
+           U(c.readonly_regions - c0.readonly_regions),
            U(c.readonly_items - c0.readonly_items));
   NT_CHECK(c.readonly_replicas - c0.readonly_replicas == 1 &&
                c.readonly_replicas_reused - c0.readonly_replicas_reused == 99 &&
@@ -82,7 +83,8 @@ static void forced(void) {
   A[n - 2 * pg / sizeof *A] = 7;
   c = nt_counters();
   NT_CHECK(c.readonly_serial_writes - c0.readonly_serial_writes == 3,
-           "serial writes %llu", U(c.readonly_serial_writes - c0.readonly_serial_writes));
+           "serial writes %llu",
+           U(c.readonly_serial_writes - c0.readonly_serial_writes));
   NT_CHECK(region(A, NULL) == 0, "new data after serial writes");
   c = nt_counters();
   NT_CHECK(c.readonly_refreshes - c0.readonly_refreshes == 1 &&
@@ -177,15 +179,15 @@ static void small_item(int force) {
   int rep = -1;
   NT_CHECK(nt_ro_region_sum(s, len, &rep) == (long)len, "small item: sum");
   kmp_nexttouch_counters_t c = nt_counters();
-  NT_CHECK(rep == force &&
-               c.readonly_fallback_unreplicable -
-                       c0.readonly_fallback_unreplicable ==
-                   (unsigned)!force &&
-               c.readonly_fallback_one_node == c0.readonly_fallback_one_node,
-           "small item: replica %d, unreplicable %llu, one node %llu", rep,
-           U(c.readonly_fallback_unreplicable -
-             c0.readonly_fallback_unreplicable),
-           U(c.readonly_fallback_one_node - c0.readonly_fallback_one_node));
+  NT_CHECK(
+      rep == force &&
+          c.readonly_fallback_unreplicable -
+                  c0.readonly_fallback_unreplicable ==
+              (unsigned)!force &&
+          c.readonly_fallback_one_node == c0.readonly_fallback_one_node,
+      "small item: replica %d, unreplicable %llu, one node %llu", rep,
+      U(c.readonly_fallback_unreplicable - c0.readonly_fallback_unreplicable),
+      U(c.readonly_fallback_one_node - c0.readonly_fallback_one_node));
 }
 
 int main(int argc, char **argv) {
@@ -204,7 +206,8 @@ int main(int argc, char **argv) {
     A[(20 * pg) / sizeof *A] = 9; // serial write: the chunk is opened
     NT_CHECK(region(A, &p) == 0, "new data");
     kmp_nexttouch_counters_t c = nt_counters();
-    NT_CHECK(c.readonly_fallback_one_node - c0.readonly_fallback_one_node == 2 &&
+    NT_CHECK(c.readonly_fallback_one_node - c0.readonly_fallback_one_node ==
+                     2 &&
                  c.readonly_replicas == 0 && c.readonly_serial_writes == 1,
              "one node %llu replicas %llu serial %llu",
              U(c.readonly_fallback_one_node - c0.readonly_fallback_one_node),

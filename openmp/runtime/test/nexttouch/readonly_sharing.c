@@ -88,7 +88,8 @@ static void nested_same_item(void) {
            (void *)r2);
   NT_CHECK(s == 16 * pg && s2 == 4 * pg, "sums %ld %ld", s, s2);
   NT_CHECK(c.readonly_replicas - c0.readonly_replicas == 1,
-           "replicas made: %llu", U(c.readonly_replicas - c0.readonly_replicas));
+           "replicas made: %llu",
+           U(c.readonly_replicas - c0.readonly_replicas));
 }
 
 // An item unmapped with the raw system call (no wrapper sees it) or through

@@ -100,8 +100,8 @@ static void guard_where_item_was(void) {
   ;
   kmp_readonly_end(h);
   munmap(buf, 8 * pg); // still cached, write-protected until its next use
-  char *g = mmap(buf, 8 * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-                 -1, 0);
+  char *g = mmap(buf, 8 * pg, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
   if (g != buf)
     _exit(4);
   ((volatile char *)g)[3 * pg] = 1; // the program's guard page
@@ -116,9 +116,8 @@ static void run(const char *name, void (*f)(void)) {
   }
   int st = 0;
   waitpid(pid, &st, 0);
-  NT_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV,
-           "%s: status %#x (%s %d)", name, st,
-           WIFSIGNALED(st) ? "signal" : "exit",
+  NT_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "%s: status %#x (%s %d)",
+           name, st, WIFSIGNALED(st) ? "signal" : "exit",
            WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 }
 

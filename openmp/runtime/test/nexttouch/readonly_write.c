@@ -89,8 +89,7 @@ int main(int argc, char **argv) {
     omp_set_max_active_levels(2);
 #pragma omp parallel num_threads(2)
     region(write_original, 1);
-  }
-  else if (!strcmp(mode, "warn")) {
+  } else if (!strcmp(mode, "warn")) {
     double s1 = region(write_twice, 1), s2 = region(write_twice, 2);
     kmp_nexttouch_counters_t c = nt_counters();
     NT_CHECK(s1 == want && s2 == want + 2, "sums %g %g want %g", s1, s2, want);
@@ -109,7 +108,8 @@ int main(int argc, char **argv) {
     kmp_nexttouch_counters_t c = nt_counters();
     NT_CHECK(s1 == want && s2 == want + 10, "sums %g %g", s1, s2);
     NT_CHECK(c.readonly_write_traps == 0 && c.readonly_serial_writes == 1,
-             "traps %llu serial %llu", (unsigned long long)c.readonly_write_traps,
+             "traps %llu serial %llu",
+             (unsigned long long)c.readonly_write_traps,
              (unsigned long long)c.readonly_serial_writes);
     return nt_done("readonly_write serial");
   } else if (!strcmp(mode, "status")) {

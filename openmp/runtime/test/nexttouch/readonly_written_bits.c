@@ -110,14 +110,14 @@ int main(int argc, char **argv) {
   other_process_writes(getpid(), item + 8, 16, 4); // its bytes, first page
   want += 16 * 3;
   got = nt_ro_region_sum(item, len, NULL);
-  NT_CHECK(got == want, "after another process on an edge: %ld, want %ld",
-           got, want);
+  NT_CHECK(got == want, "after another process on an edge: %ld, want %ld", got,
+           want);
   int zero = open("/dev/zero", O_RDONLY);
   NT_CHECK(syscall(SYS_read, zero, item + len - 4, 4) == 4, "raw read");
   want -= 4;
   got = nt_ro_region_sum(item, len, NULL);
-  NT_CHECK(got == want, "after a raw read on the last edge: %ld, want %ld",
-           got, want);
+  NT_CHECK(got == want, "after a raw read on the last edge: %ld, want %ld", got,
+           want);
 
   // A new item on the item's last page: tracking it does not forget the
   // write to the item's bytes there, not scanned yet.

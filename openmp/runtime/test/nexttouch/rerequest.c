@@ -34,7 +34,8 @@ int main(void) {
     for (int p = PAD; p < N; p++)
       a[p * ipp] += 1;
     kmp_nexttouch_counters_t c1 = nt_counters();
-    unsigned long long handled = c1.pages_already_local - c0.pages_already_local;
+    unsigned long long handled =
+        c1.pages_already_local - c0.pages_already_local;
     NT_CHECK(handled == N - PAD,
              "phase %d: %llu pages handled, want %d (armed %llu, faults %llu)",
              ph, handled, N - PAD, U(c1.pages_armed - c0.pages_armed),

@@ -95,8 +95,9 @@ static char *armed_then_unmapped(void) {
 }
 
 static char *map_at(char *at, int prot) {
-  char *b = (char *)mmap(at, N * pg, prot,
-                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  char *b =
+      (char *)mmap(at, N * pg, prot,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
   if (b != at) {
     printf("cannot test: no mapping at %p (got %p)\n", (void *)at, (void *)b);
     exit(nt_done("stale_range"));
@@ -141,8 +142,7 @@ int main(int argc, char **argv) {
       kmp_nexttouch_counters_t c1 = nt_counters();
       if (c1.pages_armed - c0.pages_armed != N)
         NT_CHECK(0, "iteration %d (%s address): %llu pages armed, want %d", it,
-                 same ? "same" : "new",
-                 U(c1.pages_armed - c0.pages_armed), N);
+                 same ? "same" : "new", U(c1.pages_armed - c0.pages_armed), N);
       munmap(b, N * pg);
     }
     printf("the same address came back %d times of 19\n", reused);

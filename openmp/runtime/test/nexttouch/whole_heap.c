@@ -36,8 +36,8 @@ int main(void) {
 #pragma omp parallel for reduction(+ : sum) schedule(dynamic, 1000)
     for (long i = 0; i < N; i++)
       sum += data[i]++;
-    NT_CHECK(sum == (long)N * (N - 1) / 2 + (long)r * N, "region %d: sum %ld", r,
-             sum);
+    NT_CHECK(sum == (long)N * (N - 1) / 2 + (long)r * N, "region %d: sum %ld",
+             r, sum);
   }
   kmp_nexttouch_counters_t c = nt_counters();
   NT_CHECK(c.arms == 3 && c.faults > 0, "arms %llu faults %llu",
