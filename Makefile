@@ -247,7 +247,9 @@ check-dist: dist
 # (check-guest-kernels); the runtime tests on glibc 2.31 (check-glibc231);
 # examples/ built against an installed tree and run natively and in the guest
 # (check-examples); then the host runtime tests again with ASan and TSan
-# builds of the test programs (check-sanitizers, about a minute).
+# builds of the test programs (check-sanitizers, about a minute), against a
+# libomp with assertions (check-debug), and the series (check-patches: it
+# applies, self-contained, to the pristine release; two minutes).
 check: toolchain
 	NEXTTOUCH_REQUIRE_GUEST=1 bash scripts/run-lit.sh $(LIT_OPTS) --show-pass -j$(LIT_JOBS) \
 	  $(CLANG_BUILD)/test/OpenMP $(OMP_BUILD)/runtime/test/nexttouch \
@@ -257,6 +259,7 @@ check: toolchain
 	$(MAKE) --no-print-directory check-examples
 	$(MAKE) --no-print-directory check-sanitizers
 	$(MAKE) --no-print-directory check-debug
+	$(MAKE) --no-print-directory check-patches
 
 # examples/ against an installed tree (make install into build/examples/prefix):
 # built with find_package(NextTouch) and the tree's clang and gfortran, one
@@ -457,7 +460,7 @@ patches:
 
 check-patches:
 	@bash scripts/patches.sh check
-	@python3 scripts/series.py check --report-format
+	@python3 scripts/series.py check
 
 # The self-contained series for review: patches/ with the new files each
 # patch first needs (patches/files) added, in build/series/; `git am` them

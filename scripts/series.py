@@ -17,7 +17,8 @@ feature and every prefix holds what it builds.
                          tree it gives equals build/src/llvm-project with the
                          new files in place; clang-format-<major> changes no
                          line a patch adds (`git clang-format` on each
-                         commit; --report-format: report only)
+                         commit, C and C++ files; --report-format: count
+                         the lines without failing)
   series.py assign       print a patches/files for the new files it does not
                          list yet, from the series: a source file with the
                          patch that adds it to its CMakeLists.txt, a header
