@@ -27,6 +27,8 @@
 #include <fcntl.h>
 #include <linux/mempolicy.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -264,6 +266,7 @@ static int nt_split = 1;
 // A huge page is split whole by one call over part of it: the other pieces
 // of the same block that this arming protects next need none
 // (*last_block: the block split last).
+static int nt_split_calls; // this arming's (under __kmp_nt_lock)
 static void nt_split_huge(uintptr_t a, uintptr_t e, uintptr_t *last_block) {
   uintptr_t huge = (uintptr_t)1 << __kmp_pt_thp_shift;
   while (a < e) {
@@ -271,11 +274,52 @@ static void nt_split_huge(uintptr_t a, uintptr_t e, uintptr_t *last_block) {
     uintptr_t stop = next < e ? next : e;
     if (stop - a == huge)
       stop -= __kmp_pt_page;
-    if (block != *last_block)
+    if (block != *last_block) {
       syscall(SYS_madvise, a, stop - a, MADV_COLD);
+      nt_split_calls++;
+    }
     *last_block = block;
     a = next;
   }
+}
+
+// The kernel's count of huge pages it could not split (/proc/vmstat), 0 if
+// it cannot be read.
+static kmp_uint64 nt_split_failures() {
+  char buf[16384];
+  if (__kmp_pt_read_file("/proc/vmstat", buf, sizeof buf) < 0)
+    return 0;
+  static const char key[] = "\nthp_split_page_failed ";
+  const char *v = strstr(buf, key);
+  return v ? strtoull(v + sizeof key - 1, NULL, 10) : 0;
+}
+
+// A split fails, and madvise says nothing, where another thread holds a
+// reference to the huge page for a moment (a fault on another of its
+// pages: a thread's stack in the same block, spinning at the fork
+// barrier); the page stays whole behind its base-page mappings, and the
+// first touch of any of them moves all of it.  So after an arming that
+// split, the kernel's count of failed splits is read: if it rose since the
+// last look, the requested pages are split again, up to three times (a
+// rise by another process costs a needless pass).
+static kmp_uint64 nt_split_seen = ~(kmp_uint64)0; // the count at the last look
+static void nt_split_again() {
+  kmp_uint64 &seen = nt_split_seen, now = nt_split_failures();
+  for (int tries = 0; tries < 3 && now > seen; tries++) {
+    KA_TRACE(20, ("nt_split_again: %llu failed splits, pass %d\n",
+                  (unsigned long long)(now - seen), tries + 1));
+    seen = now;
+    sched_yield();
+    uintptr_t last = 1;
+    for (size_t r = 0; r < __kmp_nt_requests.nranges; r++) {
+      uintptr_t start, end;
+      if (__kmp_nt_inner_pages(__kmp_nt_requests.ranges[r].start,
+                               __kmp_nt_requests.ranges[r].end, &start, &end))
+        nt_split_huge(start, end, &last);
+    }
+    now = nt_split_failures();
+  }
+  seen = now;
 }
 
 // What an arming uses throughout: room for a chunk of pages and their
@@ -810,6 +854,9 @@ void __kmp_nt_arm_pending() {
             : __kmp_nt_requests.items[i].end;
   // smaps (AnonHugePages) only if some pending range holds two huge blocks.
   nt_split = nt_thp_possible() && nt_huge_made();
+  nt_split_calls = 0;
+  if (nt_split && nt_split_seen == ~(kmp_uint64)0)
+    nt_split_seen = nt_split_failures(); // the first arming that splits
   int want_thp = 0;
   if (__kmp_nexttouch_thp && nt_split)
     for (size_t r = 0; r < __kmp_nt_requests.nranges; r++)
@@ -886,6 +933,8 @@ void __kmp_nt_arm_pending() {
     }
   }
   nt_arm_built(&built, &w);
+  if (nt_split && nt_split_calls)
+    nt_split_again();
   KA_TRACE(10, ("__kmp_nt_arm_pending: %llu new segments, %d live before\n",
                 (unsigned long long)built.n, nlive));
   if (built.seg)
