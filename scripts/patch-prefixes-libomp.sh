@@ -87,7 +87,8 @@ for i in "${!series[@]}"; do
     continue
   fi
   if [ -n "$tests" ]; then
-    if ! NEXTTOUCH_LIBOMP=$b/runtime/src bash "$top/scripts/run-lit.sh" \
+    if ! NEXTTOUCH_LIBOMP=$b/runtime/src NEXTTOUCH_LIBOMP_DEBUG=0 \
+        bash "$top/scripts/run-lit.sh" \
         -j"$jobs" "$NT_BUILD/openmp/runtime/test/nexttouch" \
         --filter "nexttouch/($tests)\$" >"$b.lit" 2>&1; then
       echo "FAIL  $k $p: its tests fail against its libomp: $(tail -1 "$b.lit") (log: $b.lit)"
