@@ -64,6 +64,33 @@ enum { N = 51200 };
 static double *a;
 static long kept = 5; // the element whose address thread 0 keeps
 static int file_fd = -1; // filemid: the file behind a (a[i] at (i + 1) * 8)
+static unsigned long long migrated0; // pgmigrate_success at the start
+
+// The kernel's page migrations so far (/proc/vmstat pgmigrate_success).
+static unsigned long long migrations(void) {
+  FILE *f = fopen("/proc/vmstat", "r");
+  char name[64];
+  unsigned long long v, n = 0;
+  while (f && fscanf(f, "%63s %llu", name, &v) == 2)
+    if (!strcmp(name, "pgmigrate_success"))
+      n = v;
+  if (f)
+    fclose(f);
+  return n;
+}
+
+// The /proc/self/pagemap entry of the page at p (0 if it cannot be read).
+static unsigned long long pagemap_entry(const void *p) {
+  unsigned long long e = 0;
+  int fd = open("/proc/self/pagemap", O_RDONLY);
+  if (fd >= 0) {
+    off_t off = (off_t)((uintptr_t)p / sysconf(_SC_PAGESIZE)) * sizeof e;
+    if (pread(fd, &e, sizeof e, off) != sizeof e)
+      e = 0;
+    close(fd);
+  }
+  return e;
+}
 
 // The address of a[kept] as thread 0 of a region listing a saw it, and the sum
 // the region read.
@@ -108,6 +135,7 @@ static void on_stack(void) {
 
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "stale";
+  migrated0 = migrations();
   if (!strcmp(mode, "stack")) {
     on_stack();
     return 0;
@@ -187,16 +215,22 @@ int main(int argc, char **argv) {
     *p = 4;
   else
     printf("read %g\n", *p);
-  // Reached only on failure: what the runtime saw, for the report.
+  // Reached only on failure: what the runtime and the kernel saw, for the
+  // report.  The original's value says whether the write landed; its page's
+  // pagemap entry (bit 57: userfaultfd write-protected, 56: exclusive, 55:
+  // soft-dirty), and the migrations since the start, whether the kernel
+  // moved or changed the page meanwhile.
   kmp_nexttouch_counters_t c = nt_counters();
   fprintf(stderr,
           "NOT REACHED: serial writes %llu, replicas %llu, lists reused %llu, "
-          "dropped %llu; original prot %d, copy prot %d\n",
+          "dropped %llu; original prot %d value %g pagemap %#llx, copy prot "
+          "%d; migrations %llu\n",
           (unsigned long long)c.readonly_serial_writes,
           (unsigned long long)c.readonly_replicas,
           (unsigned long long)c.readonly_lists_reused,
           (unsigned long long)c.readonly_dropped, nt_maps_prot(&a[kept]),
-          nt_maps_prot(p));
+          a[kept], (unsigned long long)pagemap_entry(&a[kept]), nt_maps_prot(p),
+          (unsigned long long)(migrations() - migrated0));
   printf("NOT REACHED\n");
   return 0;
 }
