@@ -81,12 +81,24 @@ static_assert((int)kmp_nexttouch_mechanism_auto == kmp_pt_mech_none &&
                   (int)kmp_nexttouch_mechanism_mbind == kmp_pt_mech_mbind,
               "kmp_nexttouch_mechanism_t and kmp_pt_mech_t disagree");
 
+kmp_nt_counters __kmp_nt_cnt;
+
+#define NT_COUNTER(f) KMP_PT_COUNTER(kmp_nt_counters, f),
+static const kmp_pt_counter nt_counter_list[] = {
+    KMP_NT_FOREACH_COUNTER(NT_COUNTER)
+        KMP_PT_COUNTER_ARRAY(kmp_nt_counters, migrated_to_node, "migrated_to")};
+#undef NT_COUNTER
+static const kmp_pt_counter_set nt_counters = {
+    &__kmp_nt_cnt, nt_counter_list,
+    (int)(sizeof nt_counter_list / sizeof nt_counter_list[0])};
+
 static const kmp_pt_engine nt_engine = {
     &__kmp_nexttouch,      &__kmp_nexttouch_force,  &__kmp_nexttouch_mechanism,
     __kmp_nt_fault,        __kmp_nt_buffer,
     /*forced_write=*/NULL,
     /*file_write=*/NULL,   __kmp_nt_mapping_change, nt_yield,
     nt_private_ranges,     __kmp_nt_atfork,         __kmp_nt_cleanup,
+    &nt_counters,
 };
 
 // ---------------------------------------------------------------------------
@@ -155,15 +167,15 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
     if (rc == 0)
       rc = __kmp_nt_check_range(start, end);
     if (rc == 0 && !__kmp_nt_active) {
-      KMP_PT_ADD(noop_requests, 1);
+      KMP_NT_ADD(noop_requests, 1);
       codes[i] = 0;
       continue;
     }
     if (rc == 0) {
       __kmp_nt_request_add((uintptr_t)ptrs[i], (uintptr_t)ptrs[i] + lens[i]);
-      KMP_PT_ADD(requests, 1);
+      KMP_NT_ADD(requests, 1);
     } else {
-      KMP_PT_ADD(bad_requests, 1);
+      KMP_NT_ADD(bad_requests, 1);
     }
     KA_TRACE(20, ("nt_request: [%p, +%llu): %d\n", ptrs[i],
                   (unsigned long long)lens[i], rc));

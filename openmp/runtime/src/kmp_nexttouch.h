@@ -43,6 +43,41 @@ extern int __kmp_nt_active; // requests are recorded and armed
 extern int __kmp_nt_mech; // kmp_pt_mech_t in use
 extern kmp_bootstrap_lock_t __kmp_nt_lock; // requests and the segment table
 
+// The engine's counters; omp.h's kmp_nexttouch_counters_t shows them under
+// the same names (kmp_nexttouch.cpp describes them to the layer).
+#define KMP_NT_FOREACH_COUNTER(X)                                              \
+  X(requests)                                                                  \
+  X(noop_requests)                                                             \
+  X(bad_requests)                                                              \
+  X(arms)                                                                      \
+  X(pages_armed)                                                               \
+  X(pages_not_present)                                                         \
+  X(faults)                                                                    \
+  X(batches)                                                                   \
+  X(pages_migrated)                                                            \
+  X(pages_already_local)                                                       \
+  X(pages_disarmed)                                                            \
+  X(fail_arm)                                                                  \
+  X(fail_move_busy)                                                            \
+  X(fail_move_nomem)                                                           \
+  X(fail_move_other)                                                           \
+  X(fail_restore)                                                              \
+  X(fault_ns)                                                                  \
+  X(arm_ns)                                                                    \
+  X(disarm_ns)                                                                 \
+  X(pages_touched_serial)                                                      \
+  X(pages_expired)
+struct kmp_nt_counters {
+#define KMP_NT_COUNTER_FIELD(f) kmp_uint64 f;
+  KMP_NT_FOREACH_COUNTER(KMP_NT_COUNTER_FIELD)
+#undef KMP_NT_COUNTER_FIELD
+  // Pages moved to each node (the last slot collects the nodes past it).
+  kmp_uint64 migrated_to_node[KMP_NEXTTOUCH_MAX_NODES];
+};
+// Updated with relaxed atomic adds from everywhere, the handler included.
+extern kmp_nt_counters __kmp_nt_cnt;
+#define KMP_NT_ADD(field, v) KMP_PT_COUNT(__kmp_nt_cnt, field, v)
+
 void __kmp_nt_initialize(); // once, before any request
 
 #if KMP_PAGETRAP_SUPPORTED

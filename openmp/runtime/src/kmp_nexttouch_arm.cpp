@@ -183,7 +183,7 @@ static void nt_drop_stale(const kmp_pt_vma *v, int n) {
         if (s->marked && j < n && v[j].start <= a && __kmp_nt_marked(a))
           __kmp_nt_set_mark(a, b - a, 0);
         __kmp_nt_done(s, u, 1);
-        KMP_PT_ADD(pages_disarmed, __kmp_nt_unit_pages(s));
+        KMP_NT_ADD(pages_disarmed, __kmp_nt_unit_pages(s));
       }
     }
   }
@@ -468,7 +468,7 @@ static void nt_build_piece(const kmp_pt_vma *m, uintptr_t start, uintptr_t end,
         ~(pg - 1);
     kmp_nt_segment **p = (kmp_nt_segment **)__kmp_pt_private_alloc(mb);
     if (!p) {
-      KMP_PT_ADD(fail_arm, (end - start) >> __kmp_pt_page_shift);
+      KMP_NT_ADD(fail_arm, (end - start) >> __kmp_pt_page_shift);
       return;
     }
     if (b->seg) {
@@ -482,7 +482,7 @@ static void nt_build_piece(const kmp_pt_vma *m, uintptr_t start, uintptr_t end,
   kmp_pt_arena *arena;
   char *map = (char *)nt_pool.alloc(bytes, &arena);
   if (!map) {
-    KMP_PT_ADD(fail_arm, (end - start) >> __kmp_pt_page_shift);
+    KMP_NT_ADD(fail_arm, (end - start) >> __kmp_pt_page_shift);
     return;
   }
   kmp_nt_segment *seg = (kmp_nt_segment *)map;
@@ -577,7 +577,7 @@ static void nt_locate(nt_built *b, nt_arming *w) {
       }
     }
   }
-  KMP_PT_ADD(pages_not_present, absent);
+  KMP_NT_ADD(pages_not_present, absent);
 }
 
 // Protect the units of a published segment that are to be armed, then arm
@@ -602,7 +602,7 @@ static void nt_protect_segment(kmp_nt_segment *seg, nt_arming *w) {
         }
     if (nt_in_flight(seg, u, u + 1)) { // a system call's buffer: left alone
       __kmp_nt_done(seg, u, 1);
-      KMP_PT_ADD(fail_arm, __kmp_nt_unit_pages(seg));
+      KMP_NT_ADD(fail_arm, __kmp_nt_unit_pages(seg));
       armed--;
       u++;
       continue;
@@ -610,7 +610,7 @@ static void nt_protect_segment(kmp_nt_segment *seg, nt_arming *w) {
     if (!nt_protect(seg, seg->base + (u << seg->shift), (e - u) << seg->shift,
                     w)) {
       __kmp_nt_done(seg, u, e - u); // CLAIMED: given up where it is
-      KMP_PT_ADD(fail_arm, (e - u) * __kmp_nt_unit_pages(seg));
+      KMP_NT_ADD(fail_arm, (e - u) * __kmp_nt_unit_pages(seg));
       armed -= e - u;
     } else {
       for (size_t i = u; i < e; i++)
@@ -618,7 +618,7 @@ static void nt_protect_segment(kmp_nt_segment *seg, nt_arming *w) {
     }
     u = e;
   }
-  KMP_PT_ADD(pages_armed, armed * __kmp_nt_unit_pages(seg));
+  KMP_NT_ADD(pages_armed, armed * __kmp_nt_unit_pages(seg));
 }
 
 // Publish the built segments that have units to arm (all at once), then
@@ -642,7 +642,7 @@ static void nt_arm_built(nt_built *b, nt_arming *w) {
   // and from each other.
   if (__kmp_nt_table.publish(b->seg, (int)k) != 0) {
     for (size_t i = 0; i < k; i++) {
-      KMP_PT_ADD(fail_arm,
+      KMP_NT_ADD(fail_arm,
                  b->seg[i]->armed_units * __kmp_nt_unit_pages(b->seg[i]));
       __kmp_nt_free_segment(b->seg[i]);
     }
@@ -739,7 +739,7 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
         // is released, and claimed again from the next unit on.
         for (int t = i; t < e; t++)
           __kmp_nt_done(seg, cand[t], 1);
-        KMP_PT_ADD(fail_arm, __kmp_nt_unit_pages(seg));
+        KMP_NT_ADD(fail_arm, __kmp_nt_unit_pages(seg));
         i++;
         continue;
       }
@@ -749,7 +749,7 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
       if (!nt_protect(seg, run, (e - i) * usz, w)) {
         for (int t = i; t < e; t++)
           __kmp_nt_done(seg, cand[t], 1);
-        KMP_PT_ADD(fail_arm, (e - i) * __kmp_nt_unit_pages(seg));
+        KMP_NT_ADD(fail_arm, (e - i) * __kmp_nt_unit_pages(seg));
       } else {
         for (int t = i; t < e; t++)
           __atomic_store_n(&seg->state[cand[t]], st[t], __ATOMIC_RELEASE);
@@ -767,7 +767,7 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
     __atomic_store_n(&seg->faulters, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&seg->part_starters, 0, __ATOMIC_RELAXED);
     __kmp_pt_set_watched(KMP_PT_NEXTTOUCH, 1);
-    KMP_PT_ADD(pages_armed, armed * __kmp_nt_unit_pages(seg));
+    KMP_NT_ADD(pages_armed, armed * __kmp_nt_unit_pages(seg));
   }
 }
 
@@ -803,7 +803,7 @@ static void nt_arm_in_vma(const kmp_pt_vma *m, uintptr_t at, uintptr_t stop,
     if (x[i].start > at)
       nt_arm_vma_piece(m, at, x[i].start, w, bl);
     uintptr_t skip_end = x[i].end < stop ? x[i].end : stop;
-    KMP_PT_ADD(fail_arm, (skip_end - (x[i].start > at ? x[i].start : at)) >>
+    KMP_NT_ADD(fail_arm, (skip_end - (x[i].start > at ? x[i].start : at)) >>
                              __kmp_pt_page_shift);
     at = skip_end;
   }
@@ -912,7 +912,7 @@ void __kmp_nt_arm_pending() {
             continue;
           if (vmas[i].start > at) {
             uintptr_t hole = vmas[i].start < stop ? vmas[i].start : stop;
-            KMP_PT_ADD(fail_arm, (hole - at) >> __kmp_pt_page_shift);
+            KMP_NT_ADD(fail_arm, (hole - at) >> __kmp_pt_page_shift);
             at = hole;
             if (at >= stop)
               break;
@@ -923,11 +923,11 @@ void __kmp_nt_arm_pending() {
               !(vmas[i].prot & PROT_EXEC) && !vmas[i].stack)
             nt_arm_in_vma(&vmas[i], at, e, x, nx, &w, &built);
           else
-            KMP_PT_ADD(fail_arm, (e - at) >> __kmp_pt_page_shift);
+            KMP_NT_ADD(fail_arm, (e - at) >> __kmp_pt_page_shift);
           at = e;
         }
         if (at < stop)
-          KMP_PT_ADD(fail_arm, (stop - at) >> __kmp_pt_page_shift);
+          KMP_NT_ADD(fail_arm, (stop - at) >> __kmp_pt_page_shift);
       }
       start = stop;
     }
@@ -940,7 +940,7 @@ void __kmp_nt_arm_pending() {
   if (built.seg)
     __kmp_pt_private_free(built.seg, built.map_bytes);
   __kmp_nt_request_clear();
-  KMP_PT_ADD(arms, 1);
+  KMP_NT_ADD(arms, 1);
   __kmp_free(nt_item_reach);
   nt_item_reach = NULL;
   __kmp_free(w.pages);
@@ -951,7 +951,7 @@ void __kmp_nt_arm_pending() {
   if (vmas)
     __kmp_pt_free_maps(vmas);
   __kmp_pt_real_sigmask(SIG_SETMASK, &sigs, NULL);
-  KMP_PT_ADD(arm_ns, __kmp_pt_now_ns() - t0);
+  KMP_NT_ADD(arm_ns, __kmp_pt_now_ns() - t0);
   if (w.map_limit)
     nt_warn_map_limit(w.map_limit);
 }

@@ -130,11 +130,11 @@ void __kmp_nt_disarm_range(uintptr_t start, uintptr_t end, int expired) {
                 (void *)start, (void *)end, expired ? " (expired)" : "",
                 (unsigned long long)pages));
   if (expired)
-    KMP_PT_ADD(pages_expired, pages);
+    KMP_NT_ADD(pages_expired, pages);
   else
-    KMP_PT_ADD(pages_disarmed, pages);
+    KMP_NT_ADD(pages_disarmed, pages);
   __kmp_nt_sweep();
-  KMP_PT_ADD(disarm_ns, __kmp_pt_now_ns() - t0);
+  KMP_NT_ADD(disarm_ns, __kmp_pt_now_ns() - t0);
 }
 
 // The program is about to change the mapping or the content of [a, e): the
@@ -152,7 +152,7 @@ void __kmp_nt_mapping_change(uintptr_t a, uintptr_t e) {
                                    (hi - s->base + usz - 1) >> s->shift);
   });
   if (pages)
-    KMP_PT_ADD(pages_disarmed, pages);
+    KMP_NT_ADD(pages_disarmed, pages);
 }
 
 #endif // KMP_PAGETRAP_SUPPORTED

@@ -477,7 +477,7 @@ int __kmp_nt_fault(uintptr_t addr, void *uc) {
       if ((__kmp_pt_fault_is_write(uc) == 1 && __kmp_pt_readable(page)) ||
           (seg->marked && !__kmp_nt_marked(page))) {
         __kmp_nt_done(seg, u, 1);
-        KMP_PT_ADD(pages_disarmed, __kmp_nt_unit_pages(seg));
+        KMP_NT_ADD(pages_disarmed, __kmp_nt_unit_pages(seg));
         __kmp_nt_table.leave();
         return 0;
       }
@@ -485,7 +485,7 @@ int __kmp_nt_fault(uintptr_t addr, void *uc) {
       if (!__atomic_load_n(&__kmp_nt_teams_running, __ATOMIC_ACQUIRE)) {
         __kmp_nt_restore(seg, u, 1, 0);
         __kmp_nt_done(seg, u, 1);
-        KMP_PT_ADD(pages_touched_serial, __kmp_nt_unit_pages(seg));
+        KMP_NT_ADD(pages_touched_serial, __kmp_nt_unit_pages(seg));
         break;
       }
       // Extend the batch over the following untouched units.
@@ -545,7 +545,7 @@ int __kmp_nt_fault(uintptr_t addr, void *uc) {
         st->window = w;
         st->lru = ++nt_tls_clock;
       }
-      KMP_PT_ADD(batches, 1);
+      KMP_NT_ADD(batches, 1);
       break;
     }
     if (s == KMP_NT_CLAIMED) { // another thread migrates it: wait for it
@@ -559,8 +559,8 @@ int __kmp_nt_fault(uintptr_t addr, void *uc) {
     nt_open_moved(page);
     break;
   }
-  KMP_PT_ADD(faults, 1);
-  KMP_PT_ADD(fault_ns, __kmp_pt_now_ns() - t0);
+  KMP_NT_ADD(faults, 1);
+  KMP_NT_ADD(fault_ns, __kmp_pt_now_ns() - t0);
   __kmp_nt_table.leave();
   return 1;
 }

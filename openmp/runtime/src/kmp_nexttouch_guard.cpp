@@ -35,11 +35,11 @@ int __kmp_nt_segv_guard() {
   if (!tid)
     return 0;
   kmp_uint64 pending = __kmp_nt_request_clear();
-  KMP_PT_ADD(fail_arm, pending);
-  kmp_uint64 before = __kmp_pt_cnt.pages_disarmed;
+  KMP_NT_ADD(fail_arm, pending);
+  kmp_uint64 before = __kmp_nt_cnt.pages_disarmed;
   if (__kmp_nt_armed())
     __kmp_nt_disarm_range(0, 0, 0);
-  kmp_uint64 pages = pending + (__kmp_pt_cnt.pages_disarmed - before);
+  kmp_uint64 pages = pending + (__kmp_nt_cnt.pages_disarmed - before);
   // One warning per thread (the last few remembered), at most 16.
   static int warned[4], nwarned = 0, warnings = 0;
   for (int i = 0; i < 4; i++)

@@ -119,8 +119,8 @@ void __kmp_nexttouch_join(ident_t *loc, int gtid, kmp_team_t *team) {
   // runs in a signal handler: no trace there).
   KA_TRACE(20, ("__kmp_nexttouch_join: T#%d, %llu faults, %llu batches so "
                 "far\n",
-                gtid, (unsigned long long)__kmp_pt_cnt.faults,
-                (unsigned long long)__kmp_pt_cnt.batches));
+                gtid, (unsigned long long)__kmp_nt_cnt.faults,
+                (unsigned long long)__kmp_nt_cnt.batches));
   if (!__kmp_nt_armed())
     return;
   __kmp_acquire_bootstrap_lock(&__kmp_nt_lock);

@@ -29,6 +29,16 @@
 
 // Failed moves by reason: [0] busy, [1] out of memory, [2] other.
 enum { NT_FAIL_BUSY, NT_FAIL_NOMEM, NT_FAIL_OTHER, NT_FAIL_KINDS };
+// Pages moved to `node` (the last slot collects nodes past the array).
+static void nt_count_moved(int node, kmp_uint64 pages) {
+  if (!pages)
+    return;
+  KMP_NT_ADD(pages_migrated, pages);
+  if (node >= KMP_NEXTTOUCH_MAX_NODES)
+    node = KMP_NEXTTOUCH_MAX_NODES - 1;
+  KMP_NT_ADD(migrated_to_node[node], pages);
+}
+
 static int nt_move_error_kind(int err) {
   // EACCES: move_pages() on a page that another process maps too.
   if (err == EBUSY || err == EAGAIN || err == EIO || err == EPERM ||
@@ -41,11 +51,11 @@ static int nt_move_error_kind(int err) {
 
 static void nt_count_move_errors(const kmp_uint64 *fails) {
   if (fails[NT_FAIL_BUSY])
-    KMP_PT_ADD(fail_move_busy, fails[NT_FAIL_BUSY]);
+    KMP_NT_ADD(fail_move_busy, fails[NT_FAIL_BUSY]);
   if (fails[NT_FAIL_NOMEM])
-    KMP_PT_ADD(fail_move_nomem, fails[NT_FAIL_NOMEM]);
+    KMP_NT_ADD(fail_move_nomem, fails[NT_FAIL_NOMEM]);
   if (fails[NT_FAIL_OTHER])
-    KMP_PT_ADD(fail_move_other, fails[NT_FAIL_OTHER]);
+    KMP_NT_ADD(fail_move_other, fails[NT_FAIL_OTHER]);
 }
 
 static void nt_count_move_error(int err, kmp_uint64 pages) {
@@ -157,10 +167,10 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
       want++;
   }
   if (local)
-    KMP_PT_ADD(pages_already_local, local * unit_pages);
+    KMP_NT_ADD(pages_already_local, local * unit_pages);
   if (!want || node < 0) {
     if (want)
-      KMP_PT_ADD(fail_move_other, want * unit_pages);
+      KMP_NT_ADD(fail_move_other, want * unit_pages);
     return 0;
   }
   kmp_uint64 moved = 0;
@@ -198,7 +208,7 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
       cow |= old[i] & KMP_NT_COW;
     if (r || cow)
       return KMP_NT_MIGRATE_FIXUP | (unmarked ? KMP_NT_MIGRATE_UNMARKED : 0);
-    __kmp_pt_count_moved(node, want * unit_pages);
+    nt_count_moved(node, want * unit_pages);
     return unmarked ? KMP_NT_MIGRATE_UNMARKED : 0;
   } else {
     // Per page.  A kernel that does not move PROT_NONE pages says -ENOENT
@@ -232,7 +242,7 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
     }
     nt_count_move_errors(fails);
   }
-  __kmp_pt_count_moved(node, moved);
+  nt_count_moved(node, moved);
   return 0;
 }
 
@@ -275,10 +285,10 @@ void __kmp_nt_fixup(kmp_nt_segment *seg, size_t u, size_t n,
       else if (status[j] < 0)
         nt_count_move_error(-status[j], unit_pages);
       else
-        KMP_PT_ADD(fail_move_other, unit_pages);
+        KMP_NT_ADD(fail_move_other, unit_pages);
     }
   }
-  __kmp_pt_count_moved(node, moved);
+  nt_count_moved(node, moved);
 }
 
 // ---------------------------------------------------------------------------
@@ -315,7 +325,7 @@ void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n, int unmarked) {
     __kmp_nt_set_mark(a, len, 0);
   if (__kmp_pt_mprotect((void *)a, len, seg->prot) == 0)
     return;
-  KMP_PT_ADD(fail_restore, 1);
+  KMP_NT_ADD(fail_restore, 1);
   // Most likely the VMA limit (vm.max_map_count): open the whole segment;
   // its other armed pages lose next-touch but stay correct.
   if (__kmp_pt_mprotect((void *)seg->base, seg->end - seg->base, seg->prot) ==
@@ -334,7 +344,7 @@ void __kmp_nt_restore(kmp_nt_segment *seg, size_t u, size_t n, int unmarked) {
         opened++;
       }
     }
-    KMP_PT_ADD(pages_disarmed, opened * __kmp_nt_unit_pages(seg));
+    KMP_NT_ADD(pages_disarmed, opened * __kmp_nt_unit_pages(seg));
     return;
   }
   // A unit whose page the program unmapped or moved away (a hole: the kernel

@@ -27,8 +27,6 @@
 #include <unistd.h>
 #endif
 
-kmp_nexttouch_counters_t __kmp_pt_cnt;
-
 kmp_bootstrap_lock_t __kmp_pt_lock =
     KMP_BOOTSTRAP_LOCK_INITIALIZER(__kmp_pt_lock);
 int __kmp_pt_initialized = 0;
@@ -125,7 +123,7 @@ static void pt_initialize_locked() {
     const char *why = NULL;
     __kmp_pt_num_nodes = __kmp_pt_topology(&why);
     if (why && !forced)
-      KMP_WARNING(NextTouchNoTopology, why);
+      KMP_WARNING(PageTrapNoTopology, why);
   }
   // What moves pages (what the engine asks for, else asked of the kernel),
   // and whether pages are to be moved at all.

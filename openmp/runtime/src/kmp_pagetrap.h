@@ -4,8 +4,8 @@
  * stand on.  The layer is mechanism: it owns the SIGSEGV handler, the
  * tables the handler reads without locks, the raw system calls, the
  * process's mappings as /proc/self/maps lists them, the topology, the
- * counters and the C library's wrapped calls.  The engines are policy: they
- * decide what to protect and what a fault on it means, and register hooks
+ * counters' API and the C library's wrapped calls.  The engines are policy:
+ * they decide what to protect and what a fault on it means, and register hooks
  * that the layer calls.  Neither engine calls the other; the layer reaches
  * an engine only through its hooks.
  *
@@ -19,7 +19,7 @@
  *   kmp_pagetrap_maps.cpp     /proc/self/maps; threads that block SIGSEGV
  *   kmp_pagetrap_topology.cpp nodes with memory, the toucher's node, the
  *                             migration mechanism
- *   kmp_pagetrap_counters.cpp the counters of both engines, their API
+ *   kmp_pagetrap_counters.cpp the API over the engines' counters
  *                             (kmp_get_nexttouch_counters, ...), the report
  *   kmp_pagetrap_io.cpp       system calls that copy into or out of memory
  *   kmp_pagetrap_mm.cpp       the program's own mapping changes
@@ -62,53 +62,34 @@
 #endif
 
 // ---------------------------------------------------------------------------
-// Counters: the engines' own copy is a kmp_nexttouch_counters_t (omp.h).
-// This list names every uint64 counter of that structure in order, except the
-// per-node array; it drives the copy, the reset and the exit report, and a
-// static_assert in kmp_pagetrap_counters.cpp ties it to omp.h.
-#define KMP_PT_FOREACH_COUNTER(X)                                              \
-  X(requests)                                                                  \
-  X(noop_requests)                                                             \
-  X(bad_requests)                                                              \
-  X(arms)                                                                      \
-  X(pages_armed)                                                               \
-  X(pages_not_present)                                                         \
-  X(faults)                                                                    \
-  X(batches)                                                                   \
-  X(pages_migrated)                                                            \
-  X(pages_already_local)                                                       \
-  X(pages_disarmed)                                                            \
-  X(fail_arm)                                                                  \
-  X(fail_move_busy)                                                            \
-  X(fail_move_nomem)                                                           \
-  X(fail_move_other)                                                           \
-  X(fail_restore)                                                              \
-  X(fault_ns)                                                                  \
-  X(arm_ns)                                                                    \
-  X(disarm_ns)                                                                 \
-  X(pages_touched_serial)                                                      \
-  X(pages_expired)                                                             \
-  X(readonly_regions)                                                          \
-  X(readonly_items)                                                            \
-  X(readonly_replicas)                                                         \
-  X(readonly_bytes_replicated)                                                 \
-  X(readonly_replicas_reused)                                                  \
-  X(readonly_refreshes)                                                        \
-  X(readonly_serial_writes)                                                    \
-  X(readonly_write_traps)                                                      \
-  X(readonly_fallback_one_node)                                                \
-  X(readonly_fallback_budget)                                                  \
-  X(readonly_fallback_unreplicable)                                            \
-  X(readonly_dropped)                                                          \
-  X(readonly_replica_ns)                                                       \
-  X(readonly_lists_reused)
-
-// Updated with relaxed atomic adds from everywhere, the handler included.
-extern kmp_nexttouch_counters_t __kmp_pt_cnt;
-#define KMP_PT_ADD(field, v)                                                   \
-  __atomic_fetch_add(&__kmp_pt_cnt.field, (v), __ATOMIC_RELAXED)
-// Pages moved to `node` (the last slot collects nodes past the array).
-void __kmp_pt_count_moved(int node, kmp_uint64 pages);
+// Counters.  Each engine owns its counters: it keeps them in a structure of
+// its own, adds to them with KMP_PT_COUNT (relaxed atomic adds, from
+// anywhere, the signal handler included), and describes them to the layer
+// in a kmp_pt_counter_set: each counter's name, where the engine keeps it,
+// and where omp.h's kmp_nexttouch_counters_t shows it.  The layer fills
+// that structure's header (the layer's state) and copies, clears and
+// reports the registered engines' sets without knowing what they count
+// (kmp_pagetrap_counters.cpp).
+struct kmp_pt_counter {
+  const char *name; // in the report: the field's name in omp.h, or an
+                    // array's (its nodes follow)
+  size_t own; // offset in the engine's structure
+  size_t pub; // offset in kmp_nexttouch_counters_t
+  int count; // 1, or the length of a per-node array
+};
+struct kmp_pt_counter_set {
+  void *values; // the engine's structure: kmp_uint64 fields only
+  const kmp_pt_counter *list;
+  int n;
+};
+#define KMP_PT_COUNT(counters, field, v)                                       \
+  __atomic_fetch_add(&(counters).field, (v), __ATOMIC_RELAXED)
+// A counter of the engine's structure `type` shown as omp.h's field f.
+#define KMP_PT_COUNTER(type, f)                                                \
+  {#f, offsetof(type, f), offsetof(kmp_nexttouch_counters_t, f), 1}
+#define KMP_PT_COUNTER_ARRAY(type, f, name)                                    \
+  {name, offsetof(type, f), offsetof(kmp_nexttouch_counters_t, f),             \
+   (int)(sizeof(((type *)0)->f) / sizeof(kmp_uint64))}
 // The report at shutdown, with KMP_NEXTTOUCH_COUNTERS=true
 // (__kmp_pagetrap_report; kmp_pagetrap_counters.cpp).
 void __kmp_pt_report();
@@ -510,6 +491,9 @@ struct kmp_pt_engine {
   void (*atfork)(int phase);
   // Shutdown, while no region runs: everything given back.
   void (*cleanup)();
+  // [data] The engine's counters (kmp_get_nexttouch_counters and the report
+  // at exit show them; kmp_reset_nexttouch_counters clears them).
+  const kmp_pt_counter_set *counters;
 };
 
 // Once per engine, while libomp initialises (__kmp_do_serial_initialize,

@@ -1,12 +1,14 @@
 /*
- * kmp_pagetrap_counters.cpp -- the page-trap layer: the counters of both
- * engines, their API (kmp_get_nexttouch_counters,
+ * kmp_pagetrap_counters.cpp -- the page-trap layer: the API over the
+ * engines' counters (kmp_get_nexttouch_counters,
  * kmp_reset_nexttouch_counters) and the report at shutdown
- * (KMP_NEXTTOUCH_COUNTERS=true).
+ * (KMP_NEXTTOUCH_COUNTERS=true).  Each engine owns its counters and
+ * describes them (kmp_pt_counter_set, in its kmp_pt_engine); the header of
+ * kmp_nexttouch_counters_t is the layer's state.
  *
- * The counters are updated with relaxed atomic adds from everywhere,
- * including the signal handler (KMP_PT_ADD); the functions of this file do
- * not run in a signal handler.
+ * The engines update their counters with relaxed atomic adds from
+ * everywhere, including the signal handler (KMP_PT_COUNT); the functions of
+ * this file do not run in a signal handler.
  */
 
 //===----------------------------------------------------------------------===//
@@ -25,43 +27,67 @@
 #include <stddef.h>
 #include <string.h>
 
-// The list in kmp_pagetrap.h names omp.h's counters in their order: each
-// name exists, each follows the previous one, and together with the per-node
-// array they are all the uint64 fields after `forced`.
-#define PT_COUNT(f) +1
-enum { pt_ncounters = 0 KMP_PT_FOREACH_COUNTER(PT_COUNT) };
-#undef PT_COUNT
-static_assert(sizeof(kmp_nexttouch_counters_t) ==
-                  offsetof(kmp_nexttouch_counters_t, requests) +
-                      sizeof(uint64_t) *
-                          (pt_ncounters + KMP_NEXTTOUCH_MAX_NODES),
-              "KMP_PT_FOREACH_COUNTER and omp.h disagree");
-#define PT_OFFSET(f) offsetof(kmp_nexttouch_counters_t, f),
-static const size_t pt_offsets[] = {KMP_PT_FOREACH_COUNTER(PT_OFFSET)};
-#undef PT_OFFSET
-#define PT_NAME(f) #f,
-static const char *const pt_names[] = {KMP_PT_FOREACH_COUNTER(PT_NAME)};
-#undef PT_NAME
-
 int __kmp_pagetrap_report = FALSE; // KMP_NEXTTOUCH_COUNTERS
 
-static kmp_uint64 *pt_field(kmp_nexttouch_counters_t *c, int i) {
-  return (kmp_uint64 *)((char *)c + pt_offsets[i]);
+// Where the engines' counters start in the public structure: after the
+// layer's header, which ends with `forced` (each engine's patch adds its
+// counters after it).
+static const size_t pt_first = (offsetof(kmp_nexttouch_counters_t, forced) +
+                                sizeof(int) + sizeof(kmp_uint64) - 1) &
+                               ~(sizeof(kmp_uint64) - 1);
+
+static kmp_uint64 *pt_own(const kmp_pt_counter_set *s, const kmp_pt_counter *c,
+                          int k) {
+  return (kmp_uint64 *)((char *)s->values + c->own) + k;
 }
 
-void __kmp_pt_count_moved(int node, kmp_uint64 pages) {
-  if (!pages)
-    return;
-  KMP_PT_ADD(pages_migrated, pages);
-  if (node >= KMP_NEXTTOUCH_MAX_NODES)
-    node = KMP_NEXTTOUCH_MAX_NODES - 1;
-  KMP_PT_ADD(migrated_to_node[node], pages);
+static kmp_uint64 *pt_pub(kmp_nexttouch_counters_t *t, const kmp_pt_counter *c,
+                          int k) {
+  return (kmp_uint64 *)((char *)t + c->pub) + k;
 }
+
+// Every registered engine's counter in turn: f(set, counter).
+template <typename F> static void pt_each_counter(F f) {
+  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
+    const kmp_pt_engine *e =
+        __atomic_load_n(&__kmp_pt_engines[id], __ATOMIC_ACQUIRE);
+    const kmp_pt_counter_set *s = e ? e->counters : NULL;
+    for (int i = 0; s && i < s->n; i++)
+      f(s, &s->list[i]);
+  }
+}
+
+#if KMP_DEBUG
+// The engines' sets together cover every uint64 of the structure after the
+// header exactly once (each engine's patch adds its fields to omp.h).
+static void pt_check_sets() {
+  static const size_t words =
+      (sizeof(kmp_nexttouch_counters_t) - pt_first) / sizeof(kmp_uint64);
+  unsigned char seen[sizeof(kmp_nexttouch_counters_t) / sizeof(kmp_uint64)];
+  memset(seen, 0, sizeof seen);
+  size_t covered = 0;
+  pt_each_counter([&](const kmp_pt_counter_set *, const kmp_pt_counter *c) {
+    KMP_DEBUG_ASSERT(c->pub >= pt_first && c->count >= 1 &&
+                     c->pub % sizeof(kmp_uint64) == 0);
+    for (int k = 0; k < c->count; k++) {
+      size_t w = (c->pub - pt_first) / sizeof(kmp_uint64) + k;
+      KMP_DEBUG_ASSERT(w < words && !seen[w]);
+      seen[w] = 1;
+      covered++;
+    }
+  });
+  KMP_DEBUG_ASSERT(covered == words || !__kmp_pt_engines[0] ||
+                   !__kmp_pt_engines[KMP_PT_NUM_ENGINES - 1]);
+}
+#endif
 
 extern "C" int kmp_get_nexttouch_counters(kmp_nexttouch_counters_t *c) {
-  if (!c || c->size < offsetof(kmp_nexttouch_counters_t, requests))
+  if (!c || c->size < pt_first)
     return EINVAL;
   __kmp_pt_initialize();
+#if KMP_DEBUG
+  pt_check_sets();
+#endif
   kmp_nexttouch_counters_t t;
   memset(&t, 0, sizeof t);
   t.size = sizeof t;
@@ -69,12 +95,10 @@ extern "C" int kmp_get_nexttouch_counters(kmp_nexttouch_counters_t *c) {
   t.mechanism = __kmp_pt_moves ? __kmp_pt_mech : 0;
   t.num_nodes = __kmp_pt_num_nodes;
   t.forced = __kmp_pt_forced;
-  for (int i = 0; i < pt_ncounters; i++)
-    *pt_field(&t, i) =
-        __atomic_load_n(pt_field(&__kmp_pt_cnt, i), __ATOMIC_RELAXED);
-  for (int i = 0; i < KMP_NEXTTOUCH_MAX_NODES; i++)
-    t.migrated_to_node[i] =
-        __atomic_load_n(&__kmp_pt_cnt.migrated_to_node[i], __ATOMIC_RELAXED);
+  pt_each_counter([&](const kmp_pt_counter_set *s, const kmp_pt_counter *k) {
+    for (int i = 0; i < k->count; i++)
+      *pt_pub(&t, k, i) = __atomic_load_n(pt_own(s, k, i), __ATOMIC_RELAXED);
+  });
   // A caller built against an older, shorter structure gets its prefix.
   size_t n = c->size < sizeof t ? c->size : sizeof t;
   memcpy((char *)c + sizeof(size_t), (char *)&t + sizeof(size_t),
@@ -83,36 +107,55 @@ extern "C" int kmp_get_nexttouch_counters(kmp_nexttouch_counters_t *c) {
 }
 
 extern "C" void kmp_reset_nexttouch_counters(void) {
-  for (int i = 0; i < pt_ncounters; i++)
-    __atomic_store_n(pt_field(&__kmp_pt_cnt, i), 0, __ATOMIC_RELAXED);
-  for (int i = 0; i < KMP_NEXTTOUCH_MAX_NODES; i++)
-    __atomic_store_n(&__kmp_pt_cnt.migrated_to_node[i], 0, __ATOMIC_RELAXED);
+  pt_each_counter([](const kmp_pt_counter_set *s, const kmp_pt_counter *k) {
+    for (int i = 0; i < k->count; i++)
+      __atomic_store_n(pt_own(s, k, i), 0, __ATOMIC_RELAXED);
+  });
 }
 
 // At shutdown (__kmp_pagetrap_cleanup), with KMP_NEXTTOUCH_COUNTERS=true:
-// one informational message with every counter.
+// one informational message with every counter, in the order of the
+// public structure, the per-node arrays last (their nodes with a count).
 void __kmp_pt_report() {
   if (!__kmp_pagetrap_report)
     return;
+  kmp_nexttouch_counters_t t;
+  memset(&t, 0, sizeof t);
+  t.size = sizeof t;
+  kmp_get_nexttouch_counters(&t);
+  // The counters by their place in the structure.
+  const kmp_pt_counter *order[sizeof t / sizeof(kmp_uint64)];
+  memset(order, 0, sizeof order);
+  pt_each_counter([&](const kmp_pt_counter_set *, const kmp_pt_counter *k) {
+    order[k->pub / sizeof(kmp_uint64)] = k;
+  });
   kmp_str_buf_t b;
   __kmp_str_buf_init(&b);
   __kmp_str_buf_print(
       &b, "active=%d mechanism=%s nodes=%d topology=%s forced=%d",
       __kmp_pt_moves, __kmp_pt_mech_name(__kmp_pt_mech), __kmp_pt_num_nodes,
       __kmp_pt_topology_source, __kmp_pt_forced);
-  for (int i = 0; i < pt_ncounters; i++)
-    __kmp_str_buf_print(&b, " %s=%" KMP_UINT64_SPEC, pt_names[i],
-                        *pt_field(&__kmp_pt_cnt, i));
-  __kmp_str_buf_print(&b, " migrated_to:");
-  int any = 0;
-  for (int i = 0; i < KMP_NEXTTOUCH_MAX_NODES; i++)
-    if (__kmp_pt_cnt.migrated_to_node[i]) {
-      __kmp_str_buf_print(&b, " node%d=%" KMP_UINT64_SPEC, i,
-                          __kmp_pt_cnt.migrated_to_node[i]);
-      any = 1;
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t w = 0; w < sizeof t / sizeof(kmp_uint64); w++) {
+      const kmp_pt_counter *k = order[w];
+      if (!k || (k->count > 1) != pass)
+        continue;
+      if (k->count == 1) {
+        __kmp_str_buf_print(&b, " %s=%" KMP_UINT64_SPEC, k->name,
+                            *pt_pub(&t, k, 0));
+        continue;
+      }
+      __kmp_str_buf_print(&b, " %s:", k->name);
+      int any = 0;
+      for (int i = 0; i < k->count; i++)
+        if (*pt_pub(&t, k, i)) {
+          __kmp_str_buf_print(&b, " node%d=%" KMP_UINT64_SPEC, i,
+                              *pt_pub(&t, k, i));
+          any = 1;
+        }
+      if (!any)
+        __kmp_str_buf_print(&b, " none");
     }
-  if (!any)
-    __kmp_str_buf_print(&b, " none");
-  KMP_INFORM(NextTouchCounters, b.str);
+  KMP_INFORM(PageTrapCounters, b.str);
   __kmp_str_buf_free(&b);
 }

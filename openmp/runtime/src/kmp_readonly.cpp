@@ -441,6 +441,16 @@ static void ro_cleanup() {
   __kmp_release_bootstrap_lock(&__kmp_ro_lock);
 }
 
+kmp_ro_counters __kmp_ro_cnt;
+
+#define RO_COUNTER(f) KMP_PT_COUNTER(kmp_ro_counters, f),
+static const kmp_pt_counter ro_counter_list[] = {
+    KMP_RO_FOREACH_COUNTER(RO_COUNTER)};
+#undef RO_COUNTER
+static const kmp_pt_counter_set ro_counters = {
+    &__kmp_ro_cnt, ro_counter_list,
+    (int)(sizeof ro_counter_list / sizeof ro_counter_list[0])};
+
 static const kmp_pt_engine ro_engine = {
     &__kmp_readonly,
     &__kmp_readonly_force,
@@ -454,6 +464,7 @@ static const kmp_pt_engine ro_engine = {
     ro_private_ranges,
     ro_atfork,
     ro_cleanup,
+    &ro_counters,
 };
 
 // While libomp initialises, before the engine's lock is ever taken: fork(2)

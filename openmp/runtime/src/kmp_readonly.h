@@ -40,6 +40,32 @@
 #include "kmp_pagetrap.h"
 
 #define KMP_RO_MAX_NODES KMP_NEXTTOUCH_MAX_NODES // replicas per item
+
+// The engine's counters; omp.h's kmp_nexttouch_counters_t shows them under
+// the same names (kmp_readonly.cpp describes them to the layer).
+#define KMP_RO_FOREACH_COUNTER(X)                                              \
+  X(readonly_regions)                                                          \
+  X(readonly_items)                                                            \
+  X(readonly_replicas)                                                         \
+  X(readonly_bytes_replicated)                                                 \
+  X(readonly_replicas_reused)                                                  \
+  X(readonly_refreshes)                                                        \
+  X(readonly_serial_writes)                                                    \
+  X(readonly_write_traps)                                                      \
+  X(readonly_fallback_one_node)                                                \
+  X(readonly_fallback_budget)                                                  \
+  X(readonly_fallback_unreplicable)                                            \
+  X(readonly_dropped)                                                          \
+  X(readonly_replica_ns)                                                       \
+  X(readonly_lists_reused)
+struct kmp_ro_counters {
+#define KMP_RO_COUNTER_FIELD(f) kmp_uint64 f;
+  KMP_RO_FOREACH_COUNTER(KMP_RO_COUNTER_FIELD)
+#undef KMP_RO_COUNTER_FIELD
+};
+// Updated with relaxed atomic adds from everywhere, the handler included.
+extern kmp_ro_counters __kmp_ro_cnt;
+#define KMP_RO_ADD(field, v) KMP_PT_COUNT(__kmp_ro_cnt, field, v)
 #define KMP_RO_CHUNK_PAGES 32 // opened by one write between regions
 
 // The state of a chunk of the pages an item covers whole.

@@ -367,7 +367,7 @@ static void ro_say_item(const char *tmpl, const kmp_ro_item *it, uintptr_t addr,
 }
 
 static void ro_trap(kmp_ro_item *it, uintptr_t addr, int node) {
-  KMP_PT_ADD(readonly_write_traps, 1);
+  KMP_RO_ADD(readonly_write_traps, 1);
   if (node >= 0 || __kmp_readonly_writes != kmp_readonly_writes_warn) {
     ro_say_item(__kmp_ro_msg_fatal, it, addr, node);
     abort(); // SIGABRT: the core shows the write in this thread's stack
@@ -409,7 +409,7 @@ static int ro_open_between(kmp_ro_item *it, size_t c, int other,
     }
     ro_open_claimed(it, c, c + 1);
     if (serial)
-      KMP_PT_ADD(readonly_serial_writes, 1);
+      KMP_RO_ADD(readonly_serial_writes, 1);
     return 1;
   }
 }

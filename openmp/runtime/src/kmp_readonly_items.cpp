@@ -311,7 +311,7 @@ static void ro_drop(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
   __kmp_ro_table.remove(it); // and no reader sees it any more
   __kmp_ro_free_replicas(it);
   __kmp_ro_reserved -= it->reserved;
-  KMP_PT_ADD(readonly_dropped, 1);
+  KMP_RO_ADD(readonly_dropped, 1);
   ro_pool.free(it->arena);
 }
 

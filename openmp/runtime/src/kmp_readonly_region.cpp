@@ -311,9 +311,9 @@ static int ro_list_begin(kmp_readonly_region *h, const ident_t *loc,
   h->list = L;
   h->e = L->e;
   h->reused = 1;
-  KMP_PT_ADD(readonly_items, n);
-  KMP_PT_ADD(readonly_regions, 1);
-  KMP_PT_ADD(readonly_lists_reused, 1);
+  KMP_RO_ADD(readonly_items, n);
+  KMP_RO_ADD(readonly_regions, 1);
+  KMP_RO_ADD(readonly_lists_reused, 1);
   KA_TRACE(10, ("ro_list_begin: slot %d as it was, %d items, activation "
                 "%llu\n",
                 b, n, (unsigned long long)h->act));
@@ -484,19 +484,19 @@ kmp_readonly_region *__kmp_ro_begin(ident_t *loc, int n, void *const *ptrs,
     }
     it->last_use = h->act;
     handled++;
-    KMP_PT_ADD(readonly_items, 1);
+    KMP_RO_ADD(readonly_items, 1);
     // Who reads the original: everybody, or the home node's threads.
     if (__kmp_readonly_writes == kmp_readonly_writes_warn ||
         (it->kind & KMP_RO_DEMOTED))
       continue; // writes may happen: nobody may read a copy
     if (it->kind & KMP_RO_SHARED)
-      KMP_PT_ADD(readonly_fallback_unreplicable, 1);
+      KMP_RO_ADD(readonly_fallback_unreplicable, 1);
     else if (__kmp_ro_small_with_edges(it) && !__kmp_readonly_force)
-      KMP_PT_ADD(readonly_fallback_unreplicable, 1);
+      KMP_RO_ADD(readonly_fallback_unreplicable, 1);
     else if (__kmp_pt_num_nodes <= 1 && !__kmp_readonly_force)
-      KMP_PT_ADD(readonly_fallback_one_node, 1);
+      KMP_RO_ADD(readonly_fallback_one_node, 1);
     else if (!__kmp_ro_reserve(it, v, nv))
-      KMP_PT_ADD(readonly_fallback_budget, 1);
+      KMP_RO_ADD(readonly_fallback_budget, 1);
     else
       h->e[i].replicate = 1;
   }
@@ -513,7 +513,7 @@ kmp_readonly_region *__kmp_ro_begin(ident_t *loc, int n, void *const *ptrs,
   if (lo < hi)
     __kmp_ro_scan_written(lo, hi);
   if (handled)
-    KMP_PT_ADD(readonly_regions, 1);
+    KMP_RO_ADD(readonly_regions, 1);
   KA_TRACE(10, ("ro_begin: %d of %d items, activation %llu\n", handled, n,
                 (unsigned long long)h->act));
   ro_list_remember(h, loc, ptrs, lens, codes);
@@ -574,7 +574,7 @@ static void **ro_node_ptrs(kmp_readonly_region *h) {
     a = __atomic_load_n(&L->node[x], __ATOMIC_ACQUIRE);
     if (a) {
       if (!__atomic_exchange_n(&h->counted[x], 1, __ATOMIC_ACQ_REL))
-        KMP_PT_ADD(readonly_replicas_reused,
+        KMP_RO_ADD(readonly_replicas_reused,
                    __atomic_load_n(&L->replicas[x], __ATOMIC_RELAXED));
       void **none = NULL;
       __atomic_compare_exchange_n(&h->node[x], &none, a, false,

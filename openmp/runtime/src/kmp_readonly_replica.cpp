@@ -231,31 +231,31 @@ static int ro_prepare(kmp_ro_item *it, kmp_ro_replica *r, int node) {
     // Opening pages of a copy changes protection over whole mappings of
     // its own (ro_make): refused only if the kernel is out of memory.  The
     // copy stays closed; this region reads the original.
-    KMP_PT_ADD(readonly_fallback_budget, 1);
+    KMP_RO_ADD(readonly_fallback_budget, 1);
     return -1;
   }
   if (closed != KMP_RO_COPY_OPEN)
     __atomic_store_n(&r->closed, KMP_RO_COPY_OPEN, __ATOMIC_RELEASE);
   if (!r->map) {
     if (!ro_make(it, r, node)) {
-      KMP_PT_ADD(readonly_fallback_budget, 1); // no memory: the original
+      KMP_RO_ADD(readonly_fallback_budget, 1); // no memory: the original
       return -1;
     }
-    KMP_PT_ADD(readonly_replicas, 1);
-    KMP_PT_ADD(readonly_bytes_replicated, it->end - it->base);
+    KMP_RO_ADD(readonly_replicas, 1);
+    KMP_RO_ADD(readonly_bytes_replicated, it->end - it->base);
   } else {
     size_t copied = 0;
     rc = ro_refresh(it, r, &copied);
     if (copied) {
-      KMP_PT_ADD(readonly_refreshes, 1);
-      KMP_PT_ADD(readonly_bytes_replicated, copied);
+      KMP_RO_ADD(readonly_refreshes, 1);
+      KMP_RO_ADD(readonly_bytes_replicated, copied);
     } else if (rc == 0) {
-      KMP_PT_ADD(readonly_replicas_reused, 1);
+      KMP_RO_ADD(readonly_replicas_reused, 1);
     }
     if (rc != 0)
-      KMP_PT_ADD(readonly_fallback_budget, 1);
+      KMP_RO_ADD(readonly_fallback_budget, 1);
   }
-  KMP_PT_ADD(readonly_replica_ns, __kmp_pt_now_ns() - t0);
+  KMP_RO_ADD(readonly_replica_ns, __kmp_pt_now_ns() - t0);
   return rc;
 }
 
