@@ -1,7 +1,8 @@
 /*
  * kmp_nexttouch.cpp -- affinity-on-next-touch at user level: the settings,
  * start-up, the user API (kmp_nexttouch, kmp_nexttouch_disarm), the
- * compiler entry point (__kmpc_nexttouch), and the hooks the engine
+ * compiler entry point (__kmpc_nexttouch), the engine's counters
+ * (__kmp_nt_cnt, described to the layer), and the hooks the engine
  * registers with the page-trap layer (kmp_pagetrap.h).
  *
  * A request names byte ranges.  They wait (kmp_nexttouch_request.cpp) until

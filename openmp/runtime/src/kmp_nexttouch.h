@@ -9,17 +9,20 @@
  *   kmp_nexttouch_arm.cpp      arming at the fork of a team
  *   kmp_nexttouch_disarm.cpp   ending arming; freeing segments
  *   kmp_nexttouch_guard.cpp    nothing armed while a thread blocks SIGSEGV
- *   kmp_nexttouch_hooks.cpp    the runtime's fork and join hooks, fork(2),
- *                              shutdown
+ *   kmp_nexttouch_hooks.cpp    the runtime's fork, join and static-loop
+ *                              hooks, fork(2), shutdown
  *   kmp_nexttouch_fault.cpp    a fault on an armed page  [signal handler]
  *   kmp_nexttouch_migrate.cpp  moving and releasing pages  [signal handler]
  *   kmp_nexttouch_ftn.cpp      the entry points of omp_lib's Fortran
- *                              interfaces (both engines' API)
+ *                              interfaces of the engine's API
  *
  * The two files marked [signal handler] hold only async-signal-safe code:
  * no locks, no allocation, no stdio, no libomp data structures.  The others
  * run under __kmp_nt_lock in the thread that makes a request, forks or joins
- * a team, or calls the API.
+ * a team, or calls the API, but for what the wrappers call (disarming on a
+ * mapping change, kmp_nexttouch_disarm.cpp: lock-free, also in the
+ * program's signal handlers) and the static-loop hooks (lock-free, in every
+ * thread of the team).
  */
 
 //===----------------------------------------------------------------------===//

@@ -521,7 +521,7 @@ static void nt_build_piece(const kmp_pt_vma *m, uintptr_t start, uintptr_t end,
 // first touch allocates them on the toucher's node anyway.  A unit to arm
 // gets its state once protected in `want` (after the states) and is CLAIMED
 // (by the arming thread) until then: a thread outside the team that reads
-// it through a system call meanwhile (kmp_nt_buffer) waits instead of
+// it through a system call meanwhile (__kmp_nt_buffer) waits instead of
 // opening a page that is protected after it.
 static void nt_locate(nt_built *b, nt_arming *w) {
   enum { CHUNK = 1024 };
@@ -713,7 +713,7 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
       }
       // Claimed, protected, then armed: a thread outside the team that reads
       // a unit through a system call meanwhile waits for it (see
-      // nt_arm_piece).  Between the claim and the arming this thread reads
+      // nt_locate).  Between the claim and the arming this thread reads
       // nothing but its stack and the segment: the request may cover the
       // heap (w->pages, w->status), whose claimed pages it would wait for.
       int e = i;

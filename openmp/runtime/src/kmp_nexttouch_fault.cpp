@@ -9,8 +9,9 @@
  * mappings (the segment table, state bytes, the table of nodes) or in
  * initial-exec TLS.
  *
- * A fault on an armed unit claims it with one CAS on its state byte (and,
- * with the adaptive window, the untouched units after it), migrates the batch
+ * A fault on an armed unit claims it with one CAS on its state byte (and the
+ * untouched units after it that the window, adaptive or fixed, or a small
+ * item's end takes into the batch), migrates the batch
  * to the faulting thread's node -- or, when no team is running, leaves it
  * where it is -- restores the protection and releases the units.  Threads
  * faulting on a claimed unit wait for its release.  Armed pages the program

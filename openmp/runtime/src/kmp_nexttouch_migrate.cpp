@@ -213,10 +213,11 @@ int __kmp_nt_migrate(kmp_nt_segment *seg, size_t u, size_t n,
   } else {
     // Per page.  A kernel that does not move PROT_NONE pages says -ENOENT
     // (only if KMP_NEXTTOUCH_MECHANISM forces move_pages there): leave the
-    // whole run to nt_fixup(), which counts it once the pages are accessible.
+    // whole run to __kmp_nt_fixup(), which counts it once the pages are
+    // accessible.
     kmp_nt_move_list l(node);
     int *status = l.status;
-    // Failures are counted at the end: if the run goes to nt_fixup(), it
+    // Failures are counted at the end: if the run goes to __kmp_nt_fixup(), it
     // counts them there, once.
     kmp_uint64 fails[NT_FAIL_KINDS] = {0, 0, 0};
     size_t i = 0;
@@ -258,7 +259,7 @@ void __kmp_nt_fixup(kmp_nt_segment *seg, size_t u, size_t n,
   kmp_uint64 moved = 0;
   size_t i = 0;
   while (i < n) {
-    // Units already on `node` were counted as local by nt_migrate().
+    // Units already on `node` were counted as local by __kmp_nt_migrate().
     int k = nt_gather(seg, u, &i, n, old, node, l);
     if (!k)
       continue;

@@ -15,7 +15,10 @@
  *                             pools
  *   kmp_pagetrap_fault.cpp    the SIGSEGV handler, chaining  [signal handler]
  *   kmp_pagetrap_sys.cpp      raw system calls, private mappings, the
- *                             readability probe  [signal handler]
+ *                             readability probe, the engines' buffer hooks
+ *                             and the buffers in flight, the handler's own
+ *                             maps walks, the C library's next definitions
+ *                             [signal handler]
  *   kmp_pagetrap_maps.cpp     /proc/self/maps; threads that block SIGSEGV
  *   kmp_pagetrap_topology.cpp nodes with memory, the toucher's node, the
  *                             migration mechanism
@@ -507,7 +510,8 @@ extern const kmp_pt_engine *volatile __kmp_pt_engines[KMP_PT_NUM_ENGINES];
 
 // The engines that want the wrappers' calls now (bit 1 << id): one load in
 // a wrapper while none does.  An engine sets its bit before it protects
-// anything and clears it when nothing is left.
+// anything; next-touch clears its bit when nothing is left, readonly keeps
+// it (its cached items stay protected between regions).
 extern volatile int __kmp_pt_watch;
 // The engines with a forced_write or file_write hook (bit 1 << id).
 extern volatile int __kmp_pt_file_engines;
@@ -572,7 +576,8 @@ int __kmp_pt_fault_is_write(const void *uc);
 int __kmp_pt_none_vma(uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
 // The start of the file at path in buf[size], NUL-terminated (a file of
 // /proc or /sys on the stack, never in the heap an engine may protect):
-// its length, or -1 if it cannot be opened.
+// its length, or -1 if it cannot be opened.  Not in a signal handler: the C
+// library's open and read (kmp_pagetrap_maps.cpp).
 int __kmp_pt_read_file(const char *path, char *buf, size_t size);
 // Give the mapped pages of [start, end) the protection prot, VMA by VMA as
 // /proc/self/maps shows them (mprotect stops at the first hole).  0 if every
@@ -645,7 +650,8 @@ int __kmp_pt_io_busy(uintptr_t a, uintptr_t e);
 // one refuses.  Lock-free, async-signal-safe (kmp_pagetrap_sys.cpp).
 int __kmp_pt_buffer(uintptr_t a, uintptr_t e, int into);
 
-// The layer's own mapping (the table of nodes with memory), or 0.
+// The layer's own mapping (the table of nodes with memory), or 0
+// (kmp_pagetrap_topology.cpp).
 int __kmp_pt_private_table(uintptr_t *start, uintptr_t *end);
 
 // ---------------------------------------------------------------------------
@@ -679,9 +685,10 @@ int __kmp_pt_real_sigmask(int how, const sigset_t *set, sigset_t *old);
 int __kmp_pt_segv_blocked_view();
 void __kmp_pt_set_segv_blocked_view(int blocked);
 // [signal handler] The handler's first question: 1 if the SIGSEGV described
-// by si was sent to a thread that blocks SIGSEGV in the program's view (or
-// the program ignores it); it is then held until the thread unblocks it or
-// waits for it.  uc: the handler's context.
+// by si was sent to a thread that blocks SIGSEGV in the program's view; it
+// is then held until the thread unblocks it or waits for it.  uc: the
+// handler's context.  (A sent SIGSEGV the program ignores is discarded when
+// it is chained.)
 int __kmp_pt_hold_segv(const siginfo_t *si, void *uc);
 // [signal handler] A SIGSEGV sent while the engines handle a fault in this
 // thread is held until they are done; then taken (1) unless the thread

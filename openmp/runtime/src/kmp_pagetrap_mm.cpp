@@ -16,7 +16,10 @@
  * the call leaves (madvise(MADV_DONTNEED) zeroes pages without a write fault,
  * mprotect lets the program write, munmap and mremap take the pages away).
  * The engines' own calls are raw system calls and do not come here.  While
- * no engine watches, a wrapper costs one load.
+ * no engine watches, a wrapper costs a load; a call that may replace
+ * mappings (mprotect, munmap, mmap with MAP_FIXED, mremap) also loads
+ * __kmp_pt_maps_watched and, while an engine keeps a copy of the maps,
+ * bumps their generation (__kmp_pt_maps_gen).
  *
  * Raw system calls are not seen: there the next-touch fault path still
  * recognises a new mapping by the missing mark (kmp_nexttouch_migrate.cpp),

@@ -40,9 +40,12 @@
  * set by raw system calls are not seen here: the check of every thread's
  * mask when pages are armed (kmp_nexttouch_guard.cpp) still covers them.
  *
- * Runs in the calling thread, also inside signal handlers, and
- * __kmp_pt_hold_segv and __kmp_pt_program_action in the SIGSEGV handler
- * [signal handler]: no locks, no allocation but pthread_create's.
+ * Runs in the calling thread, also inside signal handlers, and what the
+ * SIGSEGV handler calls (holding a sent SIGSEGV, the thread's view of its
+ * mask, the program's action and its SA_RESETHAND reset, the real
+ * sigprocmask and sigaction) in the handler [signal handler]: no locks (the
+ * program's action is read and written under a sequence count), no
+ * allocation but pthread_create's.
  */
 
 //===----------------------------------------------------------------------===//

@@ -1,8 +1,10 @@
 /*
  * kmp_pagetrap_sys.cpp -- the page-trap layer: raw system calls, the
  * layer's and the engines' private mappings, the readability probe, the
- * fault's access type, and the C library's next definitions of the wrapped
- * functions.
+ * fault's access type, the engines' buffer hooks (__kmp_pt_buffer) and the
+ * buffers in flight in system calls, the walks of /proc/self/maps through a
+ * small buffer (__kmp_pt_none_vma, __kmp_pt_mprotect_mapped), and the C
+ * library's next definitions of the wrapped functions (__kmp_pt_next).
  *
  * RUNS IN THE SIGSEGV HANDLER (the fault paths call it): async-signal-safe
  * code only -- raw system calls, no locks, no allocation, no stdio, no libomp

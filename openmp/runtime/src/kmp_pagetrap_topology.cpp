@@ -4,10 +4,11 @@
  * libomp holds one), the node of the CPU a thread runs on, and which system
  * call moves inaccessible pages on the running kernel.
  *
- * The first and the last run once, at start-up (__kmp_pt_initialize), under
- * __kmp_pt_lock.  Only __kmp_pt_node_of_current_cpu() runs in the signal
- * handler: it reads the table built here, which lives in a mapping of its
- * own.
+ * The table is built once, at start-up, under __kmp_initz_lock (before
+ * __kmp_pt_initialize takes __kmp_pt_lock: the affinity code takes
+ * __kmp_initz_lock first); the mechanism probe runs under __kmp_pt_lock.  Only
+ * __kmp_pt_node_of_current_cpu() runs in the signal handler: it reads the table
+ * built here, which lives in a mapping of its own.
  */
 
 //===----------------------------------------------------------------------===//

@@ -9,8 +9,10 @@
  * and protects them again in the same call.  Nothing is made inaccessible:
  * a write costs one minor fault per page and protection, and no signal.
  *
- * An engine tracks ranges here (__kmp_pt_written_track) and asks what was
- * written in them since it last asked (__kmp_pt_written_scan).  The
+ * An engine tracks ranges here (__kmp_pt_written_track), asks what was
+ * written in them since it last asked (__kmp_pt_written_scan), or whether
+ * ranges are still all tracked and unwritten (__kmp_pt_written_quiet, which
+ * resets nothing).  The
  * descriptors are opened at the first use, after a probe that tracks,
  * writes and scans a page of its own; a kernel without the features (before
  * 6.7), a process that may not use userfaultfd (seccomp; no

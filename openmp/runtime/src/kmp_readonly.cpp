@@ -4,9 +4,10 @@
  * threads read them from a replica in their node's memory, kept across
  * regions.  This file: the compiler's entry points (__kmpc_readonly_begin,
  * _ptrs, _end), the user API (kmp_readonly_begin, _ptr, _end, _release),
- * the budget, start-up, and the hooks the engine registers with the
- * page-trap layer (region start and end are kmp_readonly_region.cpp, the
- * item cache kmp_readonly_items.cpp).
+ * the budget, start-up, the engine's counters (__kmp_ro_cnt, described to
+ * the layer), and the hooks the engine registers with the page-trap layer
+ * (region start and end are kmp_readonly_region.cpp, the item cache
+ * kmp_readonly_items.cpp).
  *
  * None of this file runs in a signal handler (the fault path is
  * kmp_readonly_fault.cpp, the replicas kmp_readonly_replica.cpp).  Locks:
@@ -377,9 +378,10 @@ void __kmp_ro_initialize() {
 // ---------------------------------------------------------------------------
 // The hooks the engine registers
 
-// Another engine takes [start, end), or the program changes that mapping:
-// the cached items there that no region uses are dropped; EBUSY if a
-// running region lists one.
+// Another engine takes [start, end) (a next-touch request): the cached items
+// there that no region uses are dropped; EBUSY if a running region lists
+// one.  (A change of the mapping by the program goes to
+// __kmp_ro_mapping_change instead.)
 static int ro_yield(uintptr_t start, uintptr_t end) {
   if (!__kmp_ro_live() || start >= end)
     return 0;

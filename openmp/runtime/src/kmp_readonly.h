@@ -74,7 +74,8 @@ extern kmp_ro_counters __kmp_ro_cnt;
 #define KMP_RO_OPEN 2 // writable; replicas must copy it before their next use
 
 // Item kinds (flags).
-// A read-only file mapping: never (un)protected.
+// Read-only memory of the program (a read-only file mapping, or read-only
+// anonymous memory, which is NOKEEP too): never (un)protected.
 #define KMP_RO_IMMUTABLE 1
 // On a stack, anonymous read-only memory, or not protectable: opened at the end
 // of every region, replicas copied again at every region.
@@ -84,8 +85,9 @@ extern kmp_ro_counters __kmp_ro_cnt;
 // Written in a region with KMP_READONLY_WRITES=warn: writable from then on,
 // never protected again.
 #define KMP_RO_DEMOTED 8
-// The kernel changed it without a fault (a write to its file or to
-// /proc/<pid>/mem): dropped at its next region start, and copied afresh.
+// Changed without a fault (a write to its file or to /proc/<pid>/mem, a
+// change of its mapping by the program, an engine mapping placed where it
+// was freed unseen): dropped at its next region start, and copied afresh.
 #define KMP_RO_STALE 16
 // A region start could not protect some of its chunks (out of VMAs, hugetlb
 // memory): written unseen between regions.
@@ -151,8 +153,9 @@ struct kmp_ro_item {
   size_t reserved; // bytes of the budget reserved for its replicas
   kmp_uint64 inode, off_delta; // file identity of an immutable item
   volatile int users; // regions running with it, but through a list
-  // The remembered lists that hold it (bit b: __kmp_ro_lists' slot b): it
-  // is in use while one of them is (__kmp_ro_lists_active).
+  // The remembered lists that hold it (bit b: slot b of ro_lists in
+  // kmp_readonly_region.cpp): it is in use while one of them is
+  // (__kmp_ro_lists_active).
   volatile kmp_uint32 lists;
   volatile int warned; // KMP_READONLY_WRITES=warn said so once
   kmp_uint64 last_use; // activation of its last region (LRU)
@@ -219,8 +222,9 @@ static inline int __kmp_ro_protect_edges(const kmp_ro_item *it, char *m,
 
 // Bumped (__kmp_ro_changed) by whatever changes a cached item or what its
 // replicas must copy: a chunk opened, a chunk marked for copying, an item
-// marked stale, an item dropped, a fork(2).  A list remembered at an epoch
-// is served as it was while the epoch stays (kmp_readonly_region.cpp).
+// marked stale, an item dropped.  A list remembered at an epoch is served as
+// it was while the epoch, the fork(2) count (__kmp_ro_forks) and the
+// written bits' epoch stay (kmp_readonly_region.cpp).
 extern volatile kmp_uint64 __kmp_ro_epoch;
 static inline void __kmp_ro_changed() {
   __atomic_fetch_add(&__kmp_ro_epoch, 1, __ATOMIC_SEQ_CST);
@@ -304,7 +308,8 @@ void __kmp_ro_mark_dirty(kmp_ro_item *it, size_t lo, size_t hi);
 // The hooks the engine registers (kmp_readonly_fault.cpp; async-signal-safe).
 // A write fault on a list item's protected pages: 1 if handled (retry the
 // access), 0 if it is not the engine's.  Does not return for a fatal write
-// in a region.
+// in a region or through a replica, nor for any access to a closed, out of
+// date or dropped copy.
 int __kmp_ro_fault(uintptr_t addr, void *uc);
 // A system call is about to write into [a, e): the write-protected pages of
 // cached items there are opened as a serial write opens them.  EFAULT if a
@@ -354,7 +359,8 @@ static inline int __kmp_ro_tracked(const kmp_ro_item *it) {
 // marked written (a region start, for the span of its tracked items).
 void __kmp_ro_scan_written(uintptr_t lo, uintptr_t hi);
 
-// Replicas (kmp_readonly_replica.cpp; in regions, never in the handler).
+// Replicas (kmp_readonly_replica.cpp; in regions, never in the handler;
+// closing them is kmp_readonly_fault.cpp's, below).
 // The calling thread's node (-1: none known; 0 when forced and unknown).
 int __kmp_ro_thread_node();
 // Node `node`'s replica of it, made or refreshed for activation `act`

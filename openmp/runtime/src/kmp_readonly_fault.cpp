@@ -14,11 +14,14 @@
  *    the write goes on; so is a write at any time to bytes of those pages
  *    that are not the item's (a block of its own from malloc: the header
  *    and the rest of the block);
- *  - in a region that lists the item, or through a replica at any time: the
- *    program broke its promise.  KMP_READONLY_WRITES=fatal (the default)
- *    prints one message naming the list item and the construct and aborts;
- *    =warn prints it once per item as a warning, leaves the item writable
- *    from then on and lets the write go on.
+ *  - in a region that lists the item: the program broke its promise.
+ *    KMP_READONLY_WRITES=fatal (the default) prints one message naming the
+ *    list item and the construct and aborts; =warn prints it once per item
+ *    as a warning, leaves the item writable from then on and lets the write
+ *    go on.  A write through a replica aborts whatever the setting;
+ *  - any access to a copy that is closed or out of date (a pointer kept
+ *    from a region and used after it), or to the address of a dropped copy
+ *    (its grave): a message naming the item, and abort.
  * Anything else is not ours: the layer asks the next engine, or chains to
  * the program's handler, or the process dies by SIGSEGV.
  *

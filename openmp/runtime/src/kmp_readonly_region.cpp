@@ -9,7 +9,7 @@
  * (up to KMP_RO_LISTS of them, by their pointers and lengths) is served as
  * it was when the same list starts a region again and nothing changed since:
  * the epoch (__kmp_ro_epoch: no chunk opened or marked, no item stale or
- * dropped, no fork), and one PAGEMAP_SCAN that finds every item's pages
+ * dropped), the fork count, and one PAGEMAP_SCAN that finds every item's pages
  * still registered with the written bits (not unmapped or mapped anew, also
  * by the C library's own munmap) and none written.  Only lists whose items
  * are quiet are remembered: pages all protected and tracked by the written

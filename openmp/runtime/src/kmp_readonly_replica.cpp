@@ -18,9 +18,13 @@
  * write to the original.  The replica of byte b of the item is at
  * map + (b - mbase): same offset in the page as the original, so every
  * alignment up to a page is kept.  Between
- * regions the copy is inaccessible, and a dropped copy's addresses stay
- * reserved (a grave): a pointer into a copy that the program kept from a
- * region is stopped with a message naming the item, never served stale.
+ * regions what may change unseen is inaccessible in the copy (its edge
+ * pages; all of it if it is small, was written in the region, or its item
+ * is unprotected or stale; kmp_readonly_fault.cpp closes them), a chunk
+ * written between regions is hidden in every copy, and a dropped copy's
+ * addresses stay reserved (a grave): a pointer into a copy that the program
+ * kept from a region is stopped with a message naming the item, never
+ * served stale.
  */
 
 //===----------------------------------------------------------------------===//
