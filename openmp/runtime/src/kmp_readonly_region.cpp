@@ -648,20 +648,18 @@ void __kmp_ro_end(kmp_readonly_region *h) {
     KA_TRACE(10, ("ro_end: %d items, activation %llu%s\n", h->n,
                   (unsigned long long)h->act, h->reused ? ", as it was" : ""));
     kmp_ro_list *L = h->list;
-    // An item of a list served as it was needs nothing at its end unless
-    // something changed meanwhile.
+    // The items of a list served as it was need nothing at its end (not
+    // even a look) unless something changed meanwhile.
     int changed = L && !ro_list_current(L);
     if (L)
       ro_list_leave((int)(L - ro_lists));
-    for (int i = 0; i < h->n; i++) {
+    for (int i = 0; i < h->n && (!h->reused || changed); i++) {
       kmp_ro_item *it = h->e[i].item;
       if (!it)
         continue;
       if (!h->reused) {
         KMP_DEBUG_ASSERT(it->users > 0);
         __atomic_sub_fetch(&it->users, 1, __ATOMIC_SEQ_CST);
-      } else if (!changed) {
-        continue;
       }
       if (!__kmp_ro_in_use(it))
         ro_idle(it);
