@@ -345,6 +345,7 @@ static void ro_atfork(int phase) {
   for (int i = 0; i < __kmp_ro_table.size(); i++) {
     kmp_ro_item *it = __kmp_ro_table.at(i);
     __kmp_ro_replicas_atfork_child(it);
+    __kmp_ro_untracked_atfork_child(it);
     for (size_t c = 0; c < it->nchunks; c++)
       if (it->chunks[c] == KMP_RO_OPENING) {
         it->chunks[c] = KMP_RO_CLOSED;

@@ -147,7 +147,9 @@ struct kmp_ro_item {
   // __kmp_pt_written_epoch when the kernel's written bits started tracking
   // [mbase, mend) (KMP_READONLY_WRITTEN_BITS), else 0: a write nothing
   // traps (another process's, through /proc/<pid>/mem or ptrace; to its
-  // edges) is found at the next region start.
+  // edges) is found at the next region start.  KMP_RO_RETRACK in a fork(2)
+  // child for an item the parent tracked: tracked again at its next region
+  // start.
   kmp_uint64 tracked;
   int replicable; // budget reserved: replicas may be made
   size_t reserved; // bytes of the budget reserved for its replicas
@@ -350,6 +352,7 @@ int __kmp_ro_reserve(kmp_ro_item *it, const kmp_pt_vma *v, int nv);
 int __kmp_ro_release(uintptr_t start, uintptr_t end, int pages);
 // Drop the items no region uses that are no longer all mapped (v: the maps).
 void __kmp_ro_drop_gone(const kmp_pt_vma *v, int nv);
+#define KMP_RO_RETRACK (~(kmp_uint64)0) // kmp_ro_item::tracked
 // Is it tracked by the kernel's written bits in this process?
 static inline int __kmp_ro_tracked(const kmp_ro_item *it) {
   return it->tracked && it->tracked == __kmp_pt_written_epoch;
@@ -379,6 +382,11 @@ void __kmp_ro_close_replicas(kmp_ro_item *it);
 void __kmp_ro_close_between(kmp_ro_item *it);
 // fork(2): in the child, preparations of absent threads are forgotten.
 void __kmp_ro_replicas_atfork_child(kmp_ro_item *it);
+// fork(2), in the child, for an item the parent tracked with the written
+// bits: what was written unseen since the parent last asked cannot be known
+// here, so every replica copies all of it again before its next use (and
+// hides it meanwhile); the item is tracked again at its next region start.
+void __kmp_ro_untracked_atfork_child(kmp_ro_item *it);
 // fork(2) while a region used it: in the child, its replicas are made
 // writable and left to the child's code, which may hold pointers into them;
 // the item forgets them (the child's next region makes new ones).

@@ -635,6 +635,12 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
       return NULL;
     }
   }
+  // Tracked in the parent of this fork(2) child: tracked again here (its
+  // replicas copy all of it at their next use).
+  if (it->tracked == KMP_RO_RETRACK) {
+    it->tracked = 0;
+    ro_track(it);
+  }
   __atomic_fetch_add(&it->users, 1, __ATOMIC_SEQ_CST);
   if (!(it->kind & KMP_RO_DEMOTED))
     ro_close(it);
