@@ -81,6 +81,21 @@ static void pt_check_sets() {
 }
 #endif
 
+// The structure now: the layer's header and every registered engine's
+// counters.
+static void pt_fill(kmp_nexttouch_counters_t *t) {
+  memset(t, 0, sizeof *t);
+  t->size = sizeof *t;
+  t->active = __kmp_pt_moves;
+  t->mechanism = __kmp_pt_moves ? __kmp_pt_mech : 0;
+  t->num_nodes = __kmp_pt_num_nodes;
+  t->forced = __kmp_pt_forced;
+  pt_each_counter([&](const kmp_pt_counter_set *s, const kmp_pt_counter *k) {
+    for (int i = 0; i < k->count; i++)
+      *pt_pub(t, k, i) = __atomic_load_n(pt_own(s, k, i), __ATOMIC_RELAXED);
+  });
+}
+
 extern "C" int kmp_get_nexttouch_counters(kmp_nexttouch_counters_t *c) {
   if (!c || c->size < pt_first)
     return EINVAL;
@@ -89,16 +104,7 @@ extern "C" int kmp_get_nexttouch_counters(kmp_nexttouch_counters_t *c) {
   pt_check_sets();
 #endif
   kmp_nexttouch_counters_t t;
-  memset(&t, 0, sizeof t);
-  t.size = sizeof t;
-  t.active = __kmp_pt_moves;
-  t.mechanism = __kmp_pt_moves ? __kmp_pt_mech : 0;
-  t.num_nodes = __kmp_pt_num_nodes;
-  t.forced = __kmp_pt_forced;
-  pt_each_counter([&](const kmp_pt_counter_set *s, const kmp_pt_counter *k) {
-    for (int i = 0; i < k->count; i++)
-      *pt_pub(&t, k, i) = __atomic_load_n(pt_own(s, k, i), __ATOMIC_RELAXED);
-  });
+  pt_fill(&t);
   // A caller built against an older, shorter structure gets its prefix.
   size_t n = c->size < sizeof t ? c->size : sizeof t;
   memcpy((char *)c + sizeof(size_t), (char *)&t + sizeof(size_t),
@@ -119,10 +125,8 @@ extern "C" void kmp_reset_nexttouch_counters(void) {
 void __kmp_pt_report() {
   if (!__kmp_pagetrap_report)
     return;
-  kmp_nexttouch_counters_t t;
-  memset(&t, 0, sizeof t);
-  t.size = sizeof t;
-  kmp_get_nexttouch_counters(&t);
+  kmp_nexttouch_counters_t t; // as they are: nothing is initialised now
+  pt_fill(&t);
   // The counters by their place in the structure.
   const kmp_pt_counter *order[sizeof t / sizeof(kmp_uint64)];
   memset(order, 0, sizeof order);
