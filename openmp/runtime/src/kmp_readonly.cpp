@@ -345,7 +345,11 @@ static void ro_atfork(int phase) {
   for (int i = 0; i < __kmp_ro_table.size(); i++) {
     kmp_ro_item *it = __kmp_ro_table.at(i);
     __kmp_ro_replicas_atfork_child(it);
-    __kmp_ro_untracked_atfork_child(it);
+    // The parent's written bits are not the child's: tracked again at the
+    // item's next region start (__kmp_ro_enter), not here (a child that
+    // execs or exits pays nothing).
+    if (it->tracked)
+      it->tracked = KMP_RO_RETRACK;
     for (size_t c = 0; c < it->nchunks; c++)
       if (it->chunks[c] == KMP_RO_OPENING) {
         it->chunks[c] = KMP_RO_CLOSED;

@@ -148,8 +148,8 @@ struct kmp_ro_item {
   // [mbase, mend) (KMP_READONLY_WRITTEN_BITS), else 0: a write nothing
   // traps (another process's, through /proc/<pid>/mem or ptrace; to its
   // edges) is found at the next region start.  KMP_RO_RETRACK in a fork(2)
-  // child for an item the parent tracked: tracked again at its next region
-  // start.
+  // child for an item the parent tracked: copied again and tracked anew at
+  // its next region start.
   kmp_uint64 tracked;
   int replicable; // budget reserved: replicas may be made
   size_t reserved; // bytes of the budget reserved for its replicas
@@ -382,11 +382,7 @@ void __kmp_ro_close_replicas(kmp_ro_item *it);
 void __kmp_ro_close_between(kmp_ro_item *it);
 // fork(2): in the child, preparations of absent threads are forgotten.
 void __kmp_ro_replicas_atfork_child(kmp_ro_item *it);
-// fork(2), in the child, for an item the parent tracked with the written
-// bits: what was written unseen since the parent last asked cannot be known
-// here, so every replica copies all of it again before its next use (and
-// hides it meanwhile); the item is tracked again at its next region start.
-void __kmp_ro_untracked_atfork_child(kmp_ro_item *it);
+
 // fork(2) while a region used it: in the child, its replicas are made
 // writable and left to the child's code, which may hold pointers into them;
 // the item forgets them (the child's next region makes new ones).

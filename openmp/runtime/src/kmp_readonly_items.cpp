@@ -635,10 +635,16 @@ kmp_ro_item *__kmp_ro_enter(uintptr_t *pbase, uintptr_t *pend,
       return NULL;
     }
   }
-  // Tracked in the parent of this fork(2) child: tracked again here (its
-  // replicas copy all of it at their next use).
+  // Tracked in the parent of this fork(2) child: what was written unseen
+  // since the parent last asked its written bits cannot be known here, so
+  // every replica copies all of it again, and the item is tracked anew with
+  // the child's own descriptor.
   if (it->tracked == KMP_RO_RETRACK) {
     it->tracked = 0;
+    if (it->nchunks)
+      __kmp_ro_mark_dirty(it, 0, it->nchunks);
+    for (int n = 0; n < KMP_RO_MAX_NODES; n++)
+      __atomic_store_n(&it->rep[n].edges_written, 1, __ATOMIC_RELEASE);
     ro_track(it);
   }
   __atomic_fetch_add(&it->users, 1, __ATOMIC_SEQ_CST);

@@ -357,16 +357,6 @@ void __kmp_ro_replicas_atfork_child(kmp_ro_item *it) {
   }
 }
 
-void __kmp_ro_untracked_atfork_child(kmp_ro_item *it) {
-  if (!it->tracked)
-    return;
-  it->tracked = KMP_RO_RETRACK;
-  if (it->nchunks)
-    __kmp_ro_mark_dirty(it, 0, it->nchunks);
-  for (int n = 0; n < KMP_RO_MAX_NODES; n++)
-    __atomic_store_n(&it->rep[n].edges_written, 1, __ATOMIC_RELEASE);
-}
-
 // The child's memory is its own: the code of the region it was forked in
 // may write the replica it read (its copy of the item).  The mapping is not
 // freed (that code may still use it) and no longer the engine's.
