@@ -2,13 +2,14 @@
 // are cached and unchanged (bench/readonly.sh and bench/curves.sh;
 // docs/Benchmarks.rst). K items of ITEM_PAGES pages each (separate
 // page-aligned mappings, written once by the master thread) are listed in
-// every region through kmp_readonly_begin / kmp_readonly_ptr /
+// every region through kmp_readonly_begin / kmp_readonly_ptrs /
 // kmp_readonly_end (the clause's calls, __kmpc_readonly_*, do the same
 // work); the first region makes the replicas, every later region finds them
-// cached and unchanged. Each thread of a region takes its pointer to every
-// item (kmp_readonly_ptr, the lookup __kmpc_readonly_ptrs makes for the
-// clause) and reads one double through it. The reference is the same region
-// without readonly, reading the originals.
+// cached and unchanged. Each thread of a region takes its node's pointers to
+// all items in one call (kmp_readonly_ptrs, the lookup __kmpc_readonly_ptrs
+// makes for the clause) and reads one double through each. The reference is
+// the same region without readonly, reading the originals through the
+// program's own array of pointers.
 //
 // For each thread count T and item count K: BLOCKS blocks of R regions,
 // alternating plain and readonly (plain, readonly, readonly, plain, ...),
@@ -83,8 +84,9 @@ static double block(int T, int K, int R, int ro, double *calls) {
 #pragma omp parallel num_threads(T) reduction(+ : bad) reduction(max : slowest)
     {
       double l0 = omp_get_wtime();
+      const void *const *rp = ro ? kmp_readonly_ptrs(h) : NULL;
       for (int i = 0; i < K; i++) { // each thread: every item's pointer
-        const double *p = ro ? kmp_readonly_ptr(h, i) : item[i];
+        const double *p = ro ? (const double *)rp[i] : item[i];
         bad += p[1] != (double)i;
       }
       slowest = omp_get_wtime() - l0;
@@ -118,7 +120,8 @@ int main(int argc, char **argv) {
   int most = 1; // the largest item count asked for
   {
     char *l = strdup(items), *save = NULL;
-    for (char *ks = strtok_r(l, ",", &save); ks; ks = strtok_r(NULL, ",", &save))
+    for (char *ks = strtok_r(l, ",", &save); ks;
+         ks = strtok_r(NULL, ",", &save))
       most = atoi(ks) > most ? atoi(ks) : most;
     free(l);
   }
@@ -142,7 +145,8 @@ int main(int argc, char **argv) {
   for (char *ts = strtok(threads, ","); ts; ts = strtok(NULL, ",")) {
     int T = atoi(ts);
     char *ilist = strdup(items), *save = NULL;
-    for (char *ks = strtok_r(ilist, ",", &save); ks; ks = strtok_r(NULL, ",", &save)) {
+    for (char *ks = strtok_r(ilist, ",", &save); ks;
+         ks = strtok_r(NULL, ",", &save)) {
       int K = atoi(ks);
       if (T < 1 || K < 1 || K > most)
         return fprintf(stderr, "region_cost: bad T %d or K %d\n", T, K), 2;
@@ -152,7 +156,8 @@ int main(int argc, char **argv) {
       block(T, K, R, 0, &unused); // warm-up: the team, the replicas
       block(T, K, R, 1, &unused);
       kmp_reset_nexttouch_counters();
-      double plain[MAX_BLOCKS], ro[MAX_BLOCKS], wall[MAX_BLOCKS], cost[MAX_BLOCKS];
+      double plain[MAX_BLOCKS], ro[MAX_BLOCKS], wall[MAX_BLOCKS],
+          cost[MAX_BLOCKS];
       for (int b = 0; b < B; b++) {
         int ro_first = b % 2; // plain ro, ro plain, ...
         double cx, cy;
@@ -174,15 +179,16 @@ int main(int argc, char **argv) {
       // replica, kept: no refresh, no new replica.
       int ok = !bad_reads && c.readonly_regions == (unsigned long long)R * B &&
                c.readonly_refreshes == 0 && c.readonly_replicas == 0;
-      printf("RC_RESULT where=%s nodes=%d threads=%d items=%d item_pages=%ld "
-             "regions=%d blocks=%d plain_us=%.3f readonly_us=%.3f cost_us=%.3f "
-             "cost_min_us=%.3f cost_max_us=%.3f wall_us=%.3f wall_min_us=%.3f "
-             "wall_max_us=%.3f reused=%llu refreshes=%llu replicas=%llu ok=%s\n",
-             where, nodes, T, K, ipages, R, B, median(plain, B), median(ro, B),
-             median(cost, B), cmin, cmax, median(wall, B), wmin, wmax,
-             (unsigned long long)c.readonly_replicas_reused,
-             (unsigned long long)c.readonly_refreshes,
-             (unsigned long long)c.readonly_replicas, ok ? "yes" : "no");
+      printf(
+          "RC_RESULT where=%s nodes=%d threads=%d items=%d item_pages=%ld "
+          "regions=%d blocks=%d plain_us=%.3f readonly_us=%.3f cost_us=%.3f "
+          "cost_min_us=%.3f cost_max_us=%.3f wall_us=%.3f wall_min_us=%.3f "
+          "wall_max_us=%.3f reused=%llu refreshes=%llu replicas=%llu ok=%s\n",
+          where, nodes, T, K, ipages, R, B, median(plain, B), median(ro, B),
+          median(cost, B), cmin, cmax, median(wall, B), wmin, wmax,
+          (unsigned long long)c.readonly_replicas_reused,
+          (unsigned long long)c.readonly_refreshes,
+          (unsigned long long)c.readonly_replicas, ok ? "yes" : "no");
       fflush(stdout);
       rc |= !ok;
     }

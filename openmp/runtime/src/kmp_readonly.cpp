@@ -3,11 +3,11 @@
  * parallel region are write-protected while it runs, and each NUMA node's
  * threads read them from a replica in their node's memory, kept across
  * regions.  This file: the compiler's entry points (__kmpc_readonly_begin,
- * _ptrs, _end), the user API (kmp_readonly_begin, _ptr, _end, _release),
- * the budget, start-up, the engine's counters (__kmp_ro_cnt, described to
- * the layer), and the hooks the engine registers with the page-trap layer
- * (region start and end are kmp_readonly_region.cpp, the item cache
- * kmp_readonly_items.cpp).
+ * _ptrs, _end), the user API (kmp_readonly_begin, _ptr, _ptrs, _end,
+ * _release), the budget, start-up, the engine's counters (__kmp_ro_cnt,
+ * described to the layer), and the hooks the engine registers with the
+ * page-trap layer (region start and end are kmp_readonly_region.cpp, the
+ * item cache kmp_readonly_items.cpp).
  *
  * None of this file runs in a signal handler (the fault path is
  * kmp_readonly_fault.cpp, the replicas kmp_readonly_replica.cpp).  Locks:
@@ -566,9 +566,7 @@ extern "C" int kmp_readonly_begin(int n, const void *const *ptrs,
   int *codes = (int *)__kmp_allocate(sizeof(int) * (n ? n : 1));
   kmp_readonly_region *h =
       __kmp_ro_begin(NULL, n, (void *const *)ptrs, lens, names, codes);
-  int first = 0;
-  for (int i = 0; i < n && !first; i++)
-    first = codes[i];
+  int first = __kmp_ro_first_code(codes, n);
   __kmp_free(codes);
   *handle = h;
   return first;
@@ -576,6 +574,10 @@ extern "C" int kmp_readonly_begin(int n, const void *const *ptrs,
 
 extern "C" const void *kmp_readonly_ptr(kmp_readonly_t h, int i) {
   return __kmp_ro_ptr(h, i);
+}
+
+extern "C" const void *const *kmp_readonly_ptrs(kmp_readonly_t h) {
+  return (const void *const *)__kmp_ro_node_ptrs(h);
 }
 
 extern "C" int kmp_readonly_end(kmp_readonly_t h) {

@@ -403,15 +403,29 @@ void __kmp_ro_lists_touch();
 #endif // KMP_PAGETRAP_SUPPORTED
 
 struct kmp_readonly_region;
+// The first nonzero of codes[0, n), or 0.  An OR over all of them first: the
+// compiler vectorises it, where a loop that stops at the first would take a
+// cycle per item (a list of 10,000 items is looked at twice per region).
+static inline int __kmp_ro_first_code(const int *codes, int n) {
+  int any = 0;
+  for (int i = 0; i < n; i++)
+    any |= codes[i];
+  for (int i = 0; i < n && any; i++)
+    if (codes[i])
+      return codes[i];
+  return 0;
+}
 // Start a region with n items (codes[i]: an error found by the caller, or
 // 0; receives each item's result).  Always returns a handle.
 kmp_readonly_region *__kmp_ro_begin(ident_t *loc, int n, void *const *ptrs,
                                     const size_t *lens,
                                     const char *const *names, int *codes);
-// The calling thread's pointers to h's items, in memory h owns (freed when
-// it ends); or its pointer to item i (NULL if h is NULL or i is out of
-// range).
+// The calling thread's pointers to h's items: a copy of its own in memory h
+// owns (freed when it ends; the clause's code may write it); the array its
+// node's threads share, not to be written (NULL if h is NULL); or its
+// pointer to item i (NULL if h is NULL or i is out of range).
 void **__kmp_ro_ptrs(kmp_readonly_region *h);
+void *const *__kmp_ro_node_ptrs(kmp_readonly_region *h);
 void *__kmp_ro_ptr(kmp_readonly_region *h, int i);
 void __kmp_ro_end(kmp_readonly_region *h);
 

@@ -284,9 +284,8 @@ static int ro_list_begin(kmp_readonly_region *h, const ident_t *loc,
     return 0;
   // A list remembered has no error and no empty item: the same lengths
   // say that the lengths are fine, not that the caller found none wrong.
-  for (int i = 0; i < n; i++)
-    if (codes[i])
-      return 0;
+  if (__kmp_ro_first_code(codes, n))
+    return 0;
   kmp_uint64 hash = ro_list_hash(loc, n, ptrs, lens);
   __kmp_acquire_bootstrap_lock(&__kmp_ro_lock);
   int b = ro_list_find(hash, loc, n, ptrs, lens);
@@ -531,7 +530,7 @@ kmp_readonly_region *__kmp_ro_begin(ident_t *loc, int n, void *const *ptrs,
 // The threads' pointers
 
 // The calling thread's node for the activation ro_tls_act, found once per
-// region (kmp_readonly_ptr asks it for every item).
+// region (kmp_readonly_ptr asks it for every item, kmp_readonly_ptrs once).
 #define RO_TLS __thread __attribute__((tls_model("initial-exec")))
 static RO_TLS kmp_uint64 ro_tls_act;
 static RO_TLS int ro_tls_node;
@@ -609,6 +608,10 @@ static void **ro_node_ptrs(kmp_readonly_region *h) {
 
 void **__kmp_ro_ptrs(kmp_readonly_region *h) {
   return ro_answer(h, ro_node_ptrs(h));
+}
+
+void *const *__kmp_ro_node_ptrs(kmp_readonly_region *h) {
+  return h ? ro_node_ptrs(h) : NULL;
 }
 
 void *__kmp_ro_ptr(kmp_readonly_region *h, int i) {
@@ -696,6 +699,10 @@ static void **ro_node_ptrs(kmp_readonly_region *h) {
 
 void **__kmp_ro_ptrs(kmp_readonly_region *h) {
   return ro_answer(h, ro_node_ptrs(h));
+}
+
+void *const *__kmp_ro_node_ptrs(kmp_readonly_region *h) {
+  return h ? ro_node_ptrs(h) : NULL;
 }
 
 void *__kmp_ro_ptr(kmp_readonly_region *h, int i) {

@@ -7,7 +7,8 @@
 ! the stack) and their c_ptr form: the pages each call arms are those from
 ! the lowest to the highest element, the stat codes are the C API's; the
 ! counters type has omp.h's layout (every byte written, the last field in
-! place); the readonly API reads replicas with the right answer.
+! place); the readonly API reads replicas with the right answer, through
+! kmp_readonly_ptr and kmp_readonly_ptrs alike.
 !
 ! REQUIRES: gfortran, linux
 ! RUN: %gfortran-compile
@@ -121,6 +122,7 @@ program fortran_api
   type(pair), allocatable, target :: t(:)
   real(8), allocatable :: z(:)
   real(8), pointer :: pm(:, :), pv(:)
+  type(c_ptr), pointer :: ro_ptrs(:)
   type(c_ptr), target :: ptrs(2), names(2)
   integer(c_size_t) :: lens(2)
   character(len=2, kind=c_char), target :: name_m, name_v
@@ -223,11 +225,15 @@ program fortran_api
   call check(st == 0, 'readonly: begin')
   sum_ro = 0
   replica = .true.
-!$omp parallel private(pm, pv) reduction(+:sum_ro) reduction(.and.:replica)
+!$omp parallel private(pm, pv, ro_ptrs) reduction(+:sum_ro) &
+!$omp reduction(.and.:replica)
   call c_f_pointer(kmp_readonly_ptr(h, 0), pm, shape(m))
-  call c_f_pointer(kmp_readonly_ptr(h, 1), pv, shape(v))
+  call c_f_pointer(kmp_readonly_ptrs(h), ro_ptrs, [2])
+  call c_f_pointer(ro_ptrs(2), pv, shape(v))
   replica = replica .and. .not. c_associated(c_loc(pm), c_loc(m)) .and. &
-            .not. c_associated(c_loc(pv), c_loc(v))
+            .not. c_associated(c_loc(pv), c_loc(v)) .and. &
+            c_associated(ro_ptrs(1), kmp_readonly_ptr(h, 0)) .and. &
+            c_associated(ro_ptrs(2), kmp_readonly_ptr(h, 1))
 !$omp do
   do i = 1, 300
     sum_ro = sum_ro + dot_product(pm(i, :), pv)

@@ -26,6 +26,9 @@ static int begin1(const void *p, size_t len) {
   // A bad item is read from the original.
   NT_CHECK(h != NULL && (!rc || kmp_readonly_ptr(h, 0) == p), "handle %p",
            (void *)h);
+  NT_CHECK(kmp_readonly_ptrs(h) &&
+               kmp_readonly_ptrs(h)[0] == kmp_readonly_ptr(h, 0),
+           "ptrs %p", (void *)kmp_readonly_ptrs(h));
   kmp_readonly_end(h);
   return rc;
 }
@@ -51,7 +54,8 @@ int main(void) {
            "n < 0");
   NT_CHECK(kmp_readonly_begin(1, NULL, &len, NULL, &h) == EINVAL, "no ptrs");
   NT_CHECK(kmp_readonly_begin(0, NULL, NULL, NULL, &h) == 0 && h, "n == 0");
-  NT_CHECK(kmp_readonly_ptr(h, 0) == NULL && kmp_readonly_end(h) == 0,
+  NT_CHECK(kmp_readonly_ptr(h, 0) == NULL && kmp_readonly_ptrs(h) != NULL &&
+               kmp_readonly_end(h) == 0,
            "empty region");
   NT_CHECK(begin1(NULL, 5) == EINVAL, "NULL");
   NT_CHECK(begin1(NULL, 0) == 0 && begin1(a, 0) == 0, "zero length");
@@ -61,7 +65,8 @@ int main(void) {
   NT_CHECK(begin1(none, pg) == EACCES, "PROT_NONE");
   NT_CHECK(begin1(mixed, 2 * pg) == EACCES, "partly read-only");
   NT_CHECK(begin1((const void *)main, 16) == EACCES, "code");
-  NT_CHECK(kmp_readonly_ptr(NULL, 0) == NULL, "ptr(NULL)");
+  NT_CHECK(kmp_readonly_ptr(NULL, 0) == NULL && kmp_readonly_ptrs(NULL) == NULL,
+           "ptr(NULL), ptrs(NULL)");
   NT_CHECK(kmp_readonly_end(NULL) == EINVAL, "end(NULL)");
   NT_CHECK(kmp_readonly_release(NULL, 5) == EINVAL &&
                kmp_readonly_release(a, 0) == 0 &&

@@ -4,7 +4,9 @@
 // item is cached and replicated (no eviction, no item read from the
 // original for want of room), every thread reads through its pointer what
 // the original holds, and what a serial write changes between two regions
-// is what the next region reads, in the written items and no others.
+// is what the next region reads, in the written items and no others.  The
+// threads take their pointers one at a time (kmp_readonly_ptr) in even
+// regions and all at once (kmp_readonly_ptrs) in odd ones, which must agree.
 // RUN: %libomp-compile && env KMP_READONLY_FORCE=1 OMP_NUM_THREADS=2 \
 // RUN:   %libomp-run | FileCheck %s
 // REQUIRES: linux
@@ -51,12 +53,14 @@ int main(void) {
     kmp_readonly_t h;
     int rc = kmp_readonly_begin(ITEMS, ptrs, len, NULL, &h);
     NT_CHECK(rc == 0, "region %d: begin %d", r, rc);
-    long wrong = 0, copies = 0;
-#pragma omp parallel reduction(+ : wrong, copies)
+    long wrong = 0, copies = 0, disagree = 0;
+#pragma omp parallel reduction(+ : wrong, copies, disagree)
     {
+      const void *const *all = kmp_readonly_ptrs(h);
 #pragma omp for schedule(dynamic, 64)
       for (int i = 0; i < ITEMS; i++) {
-        const long *p = (const long *)kmp_readonly_ptr(h, i);
+        const long *p = (const long *)(r % 2 ? all[i] : kmp_readonly_ptr(h, i));
+        disagree += all[i] != kmp_readonly_ptr(h, i);
         copies += p != base[i];
         size_t n = len[i] / sizeof(long);
         for (size_t k = 0; k < n; k += 97)
@@ -65,6 +69,7 @@ int main(void) {
     }
     NT_CHECK(kmp_readonly_end(h) == 0, "end");
     NT_CHECK(wrong == 0, "region %d: %ld wrong reads", r, wrong);
+    NT_CHECK(disagree == 0, "region %d: %ld pointers differ", r, disagree);
     NT_CHECK(copies == ITEMS, "region %d: %ld of %d items from a copy", r,
              copies, ITEMS);
     // Serial writes between regions, to a few items.
