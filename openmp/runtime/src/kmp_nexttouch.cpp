@@ -135,10 +135,14 @@ void __kmp_nt_initialize() {
   __kmp_release_bootstrap_lock(&__kmp_nt_lock);
 }
 
+int __kmp_nt_engine_id = KMP_PT_NO_ENGINE;
+
 // While libomp initialises, before the engine's lock is ever taken: fork(2)
-// takes the locks of the registered engines.
+// takes the locks of the registered engines.  After readonly: a thread in a
+// request may wait for readonly's lock while it holds next-touch's (the
+// layer takes the locks of the last registered first).
 void __kmp_nexttouch_register() {
-  __kmp_pt_register(KMP_PT_NEXTTOUCH, &nt_engine);
+  __kmp_nt_engine_id = __kmp_pt_register(&nt_engine);
 }
 
 // ---------------------------------------------------------------------------
@@ -162,7 +166,7 @@ static int nt_request(int n, void *const *ptrs, const size_t *lens,
       }
     }
     if (rc == 0) // readonly items there: dropped, or EBUSY
-      rc = __kmp_pt_yield(KMP_PT_NEXTTOUCH, start, end);
+      rc = __kmp_pt_yield(__kmp_nt_engine_id, start, end);
     // The range is checked whether or not requests are recorded here: a
     // program gets the same code on one node as on many.
     if (rc == 0)

@@ -187,9 +187,11 @@ static inline void __kmp_nt_each_armed(uintptr_t a, uintptr_t e, F fn) {
     __kmp_pt_real_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+// The engine's id with the page-trap layer (__kmp_nexttouch_register).
+extern int __kmp_nt_engine_id;
 // Something is armed: the layer's wrappers call the engine (the watch bit).
 static inline int __kmp_nt_armed() {
-  return __kmp_pt_watched(KMP_PT_NEXTTOUCH);
+  return __kmp_pt_watched(__kmp_nt_engine_id);
 }
 
 // The mark on the pages the engine protects (kmp_nexttouch_migrate.cpp): the

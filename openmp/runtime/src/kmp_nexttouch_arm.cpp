@@ -86,7 +86,7 @@ int __kmp_nt_segment_ranges(kmp_pt_range *out, int max) {
 // v, nv: the maps (the calling thread's stack; __kmp_pt_my_stack).
 static kmp_pt_range *nt_exclusions(int *n, const kmp_pt_vma *v, int nv) {
   kmp_pt_range *priv = NULL;
-  int npriv = __kmp_pt_private_ranges(KMP_PT_NEXTTOUCH, &priv);
+  int npriv = __kmp_pt_private_ranges(__kmp_nt_engine_id, &priv);
   int nown = __kmp_nt_segment_ranges(NULL, 0);
   int cap = nown + __kmp_threads_capacity + npriv, k = 0;
   kmp_pt_range *x =
@@ -648,7 +648,7 @@ static void nt_arm_built(nt_built *b, nt_arming *w) {
     }
     return;
   }
-  __kmp_pt_set_watched(KMP_PT_NEXTTOUCH, 1);
+  __kmp_pt_set_watched(__kmp_nt_engine_id, 1);
   for (size_t i = 0; i < k; i++)
     nt_protect_segment(b->seg[i], w);
   // Not before: a reader that found a new segment waits for its units.
@@ -766,7 +766,7 @@ static void nt_rearm(kmp_nt_segment *seg, uintptr_t start, uintptr_t stop,
     seg->armed_at = __kmp_nt_forks;
     __atomic_store_n(&seg->faulters, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&seg->part_starters, 0, __ATOMIC_RELAXED);
-    __kmp_pt_set_watched(KMP_PT_NEXTTOUCH, 1);
+    __kmp_pt_set_watched(__kmp_nt_engine_id, 1);
     KMP_NT_ADD(pages_armed, armed * __kmp_nt_unit_pages(seg));
   }
 }

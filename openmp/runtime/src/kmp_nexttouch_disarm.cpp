@@ -80,7 +80,7 @@ void __kmp_nt_sweep() {
       [](kmp_nt_segment *s) { __kmp_nt_free_segment(s); });
   KA_TRACE(20, ("__kmp_nt_sweep: %d segments left\n", remaining));
   if (!remaining)
-    __kmp_pt_set_watched(KMP_PT_NEXTTOUCH, 0);
+    __kmp_pt_set_watched(__kmp_nt_engine_id, 0);
 }
 
 // The pages are counted in pages_disarmed or pages_expired.

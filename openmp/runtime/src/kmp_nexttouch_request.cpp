@@ -245,7 +245,7 @@ static int nt_maps_read() {
     return ENOMEM;
   }
   kmp_pt_range *p = NULL;
-  int n = __kmp_pt_private_ranges(KMP_PT_NEXTTOUCH, &p);
+  int n = __kmp_pt_private_ranges(__kmp_nt_engine_id, &p);
   int cap = n + 1, k;
   for (;;) {
     p = (kmp_pt_range *)KMP_INTERNAL_REALLOC(p, sizeof(*p) * cap);

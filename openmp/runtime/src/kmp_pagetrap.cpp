@@ -49,19 +49,28 @@ const char *__kmp_pt_mech_name(int m) {
 // ---------------------------------------------------------------------------
 // The engines
 
-const kmp_pt_engine *volatile __kmp_pt_engines[KMP_PT_NUM_ENGINES];
+const kmp_pt_engine *volatile __kmp_pt_engines[KMP_PT_MAX_ENGINES];
 volatile int __kmp_pt_watch = 0;
 volatile int __kmp_pt_file_engines = 0;
 volatile int __kmp_pt_file_watch = 0;
 volatile kmp_uint64 __kmp_pt_maps_gen = 0;
 volatile int __kmp_pt_maps_watched = 0;
 
-void __kmp_pt_register(int id, const kmp_pt_engine *e) {
-  KMP_DEBUG_ASSERT(id >= 0 && id < KMP_PT_NUM_ENGINES && e);
-  KMP_DEBUG_ASSERT(!__kmp_pt_engines[id] || __kmp_pt_engines[id] == e);
+// Single-threaded: libomp's initialisation holds __kmp_initz_lock.
+int __kmp_pt_register(const kmp_pt_engine *e) {
+  KMP_DEBUG_ASSERT(e);
+  int id = 0;
+  while (id < KMP_PT_MAX_ENGINES && __kmp_pt_engines[id] &&
+         __kmp_pt_engines[id] != e)
+    id++;
+  KMP_DEBUG_ASSERT(id < KMP_PT_MAX_ENGINES);
+  if (id == KMP_PT_MAX_ENGINES)
+    return KMP_PT_NO_ENGINE;
   if (e->forced_write || e->file_write)
     __atomic_fetch_or(&__kmp_pt_file_engines, 1 << id, __ATOMIC_ACQ_REL);
   __atomic_store_n(&__kmp_pt_engines[id], e, __ATOMIC_RELEASE);
+  KA_TRACE(10, ("__kmp_pt_register: engine %d\n", id));
+  return id;
 }
 
 static const kmp_pt_engine *pt_engine(int id) {
@@ -73,7 +82,7 @@ static int pt_engine_enabled(const kmp_pt_engine *e) {
 }
 
 static int pt_any_enabled() {
-  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++)
+  for (int id = 0; id < KMP_PT_MAX_ENGINES; id++)
     if (pt_engine_enabled(pt_engine(id)))
       return 1;
   return 0;
@@ -110,7 +119,7 @@ static void pt_initialize_locked() {
   __kmp_pt_thp_shift = pt_thp_shift(__kmp_pt_page_shift);
   int any = 0, forced = 0;
   const kmp_pt_engine *mover = NULL; // the engine that moves pages
-  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
+  for (int id = 0; id < KMP_PT_MAX_ENGINES; id++) {
     const kmp_pt_engine *e = pt_engine(id);
     if (!pt_engine_enabled(e))
       continue;
@@ -246,7 +255,7 @@ void __kmp_pt_warn_item(volatile int *count, kmp_i18n_id_t msg, ident_t *loc,
 
 int __kmp_pt_yield(int self, uintptr_t a, uintptr_t e) {
   int rc = 0;
-  for (int id = 0; id < KMP_PT_NUM_ENGINES && !rc; id++) {
+  for (int id = 0; id < KMP_PT_MAX_ENGINES && !rc; id++) {
     const kmp_pt_engine *en = pt_engine(id);
     if (id != self && en && en->yield)
       rc = en->yield(a, e);
@@ -265,7 +274,7 @@ int __kmp_pt_private_ranges(int self, kmp_pt_range **out) {
     int k = 0;
     if (__kmp_pt_private_table(&r[k].start, &r[k].end))
       k++;
-    for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
+    for (int id = 0; id < KMP_PT_MAX_ENGINES; id++) {
       const kmp_pt_engine *en = pt_engine(id);
       if (id != self && en && en->private_ranges)
         k += en->private_ranges(r + (k < max ? k : max), k < max ? max - k : 0);
@@ -350,14 +359,15 @@ int kmp_pt_pool::ranges(kmp_pt_range *out, int max) const {
 // are registered at libomp's initialisation, before anything can take the
 // engines' locks.  The locks are taken in the order libomp's code takes
 // them: libomp's (__kmp_initz_lock, __kmp_forkjoin_lock; shutdown holds them
-// when it disarms), then the engines' (next-touch's before readonly's: a
-// thread in a next-touch request may wait for readonly's while holding its
-// own), then the layer's.  The child has one thread: nobody else is in the
+// when it disarms), then the engines' from the last registered to the first
+// (libomp registers them so that an engine whose thread may wait for another
+// engine's lock while it holds its own registers after that one), then the
+// layer's.  The child has one thread: nobody else is in the
 // locks or the tables.
 void __kmp_pagetrap_atfork(int phase) {
 #if KMP_PAGETRAP_SUPPORTED
   if (phase == 0) {
-    for (int id = KMP_PT_NUM_ENGINES - 1; id >= 0; id--)
+    for (int id = KMP_PT_MAX_ENGINES - 1; id >= 0; id--)
       if (pt_engine(id) && pt_engine(id)->atfork)
         pt_engine(id)->atfork(0);
     __kmp_acquire_bootstrap_lock(&__kmp_pt_lock);
@@ -369,7 +379,7 @@ void __kmp_pagetrap_atfork(int phase) {
     __kmp_init_bootstrap_lock(&__kmp_pt_lock);
     __kmp_pt_written_atfork_child();
   }
-  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++)
+  for (int id = 0; id < KMP_PT_MAX_ENGINES; id++)
     if (pt_engine(id) && pt_engine(id)->atfork)
       pt_engine(id)->atfork(phase);
 #else
@@ -383,7 +393,7 @@ void __kmp_pagetrap_cleanup(void) {
   if (!TCR_4(__kmp_pt_initialized))
     return;
 #if KMP_PAGETRAP_SUPPORTED
-  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++)
+  for (int id = 0; id < KMP_PT_MAX_ENGINES; id++)
     if (pt_engine(id) && pt_engine(id)->cleanup)
       pt_engine(id)->cleanup();
 #endif

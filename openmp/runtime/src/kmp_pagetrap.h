@@ -450,10 +450,13 @@ static inline void __kmp_pt_maps_changed() {
 // ---------------------------------------------------------------------------
 // The engines and their hooks (kmp_pagetrap.cpp)
 
-// In the order the layer asks them about a fault or a system call: readonly
-// first, since it may refuse a call (EFAULT) before next-touch touches the
-// buffer.  Their locks nest the other way: next-touch's before readonly's.
-enum { KMP_PT_READONLY = 0, KMP_PT_NEXTTOUCH = 1, KMP_PT_NUM_ENGINES = 2 };
+// Up to KMP_PT_MAX_ENGINES engines register; each gets the id of its slot,
+// in the order they register, and the layer asks them about a fault or a
+// system call in that order (libomp registers an engine that may refuse a
+// call, EFAULT, before one that would act on the buffer).  At fork their
+// locks are taken the other way round.  KMP_PT_NO_ENGINE: the id of an
+// engine before it registers (never watched).
+enum { KMP_PT_MAX_ENGINES = 2, KMP_PT_NO_ENGINE = KMP_PT_MAX_ENGINES };
 
 // Every hook is optional (NULL).
 struct kmp_pt_engine {
@@ -501,12 +504,14 @@ struct kmp_pt_engine {
 
 // Once per engine, while libomp initialises (__kmp_do_serial_initialize,
 // after the settings are read), through the engine's __kmp_*_register in
-// kmp.h; e lives as long as the process.
-void __kmp_pt_register(int id, const kmp_pt_engine *e);
+// kmp.h; e lives as long as the process.  Returns the engine's id (the same
+// again for an engine registered before), which it passes to the calls
+// below; KMP_PT_NO_ENGINE if every slot is taken.
+int __kmp_pt_register(const kmp_pt_engine *e);
 // Whether a registered engine may trap pages (before libomp has read its
 // settings: yes).  Lock-free.
 int __kmp_pt_enabled();
-extern const kmp_pt_engine *volatile __kmp_pt_engines[KMP_PT_NUM_ENGINES];
+extern const kmp_pt_engine *volatile __kmp_pt_engines[KMP_PT_MAX_ENGINES];
 
 // The engines that want the wrappers' calls now (bit 1 << id): one load in
 // a wrapper while none does.  An engine sets its bit before it protects
@@ -521,6 +526,7 @@ extern volatile int __kmp_pt_file_engines;
 // write() and its kin make no per-call system call.
 extern volatile int __kmp_pt_file_watch;
 static inline void __kmp_pt_set_file_watched(int id, int on) {
+  KMP_DEBUG_ASSERT(id >= 0 && id < KMP_PT_MAX_ENGINES);
   if (on)
     __atomic_fetch_or(&__kmp_pt_file_watch, 1 << id, __ATOMIC_ACQ_REL);
   else
@@ -530,6 +536,7 @@ static inline int __kmp_pt_watched(int id) {
   return (__atomic_load_n(&__kmp_pt_watch, __ATOMIC_ACQUIRE) >> id) & 1;
 }
 static inline void __kmp_pt_set_watched(int id, int on) {
+  KMP_DEBUG_ASSERT(id >= 0 && id < KMP_PT_MAX_ENGINES);
   if (on)
     __atomic_fetch_or(&__kmp_pt_watch, 1 << id, __ATOMIC_ACQ_REL);
   else

@@ -48,7 +48,7 @@ static kmp_uint64 *pt_pub(kmp_nexttouch_counters_t *t, const kmp_pt_counter *c,
 
 // Every registered engine's counter in turn: f(set, counter).
 template <typename F> static void pt_each_counter(F f) {
-  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
+  for (int id = 0; id < KMP_PT_MAX_ENGINES; id++) {
     const kmp_pt_engine *e =
         __atomic_load_n(&__kmp_pt_engines[id], __ATOMIC_ACQUIRE);
     const kmp_pt_counter_set *s = e ? e->counters : NULL;
@@ -77,7 +77,7 @@ static void pt_check_sets() {
     }
   });
   KMP_DEBUG_ASSERT(covered == words || !__kmp_pt_engines[0] ||
-                   !__kmp_pt_engines[KMP_PT_NUM_ENGINES - 1]);
+                   !__kmp_pt_engines[KMP_PT_MAX_ENGINES - 1]);
 }
 #endif
 

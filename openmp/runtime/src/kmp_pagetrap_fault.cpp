@@ -151,7 +151,7 @@ static void pt_handler(int sig, siginfo_t *si, void *uc) {
   int taken = 0;
   pt_tls_inside = 1;
   if (sig == SIGSEGV && si->si_code == SEGV_ACCERR)
-    for (int id = 0; id < KMP_PT_NUM_ENGINES && !taken; id++) {
+    for (int id = 0; id < KMP_PT_MAX_ENGINES && !taken; id++) {
       const kmp_pt_engine *e =
           __atomic_load_n(&__kmp_pt_engines[id], __ATOMIC_ACQUIRE);
       taken = e && e->fault && e->fault((uintptr_t)si->si_addr, uc);

@@ -224,7 +224,7 @@ static inline int pt_io_into_from(void *buf, size_t n, void *from,
 }
 
 static int pt_forced_write(uintptr_t a, uintptr_t e) {
-  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
+  for (int id = 0; id < KMP_PT_MAX_ENGINES; id++) {
     const kmp_pt_engine *en =
         __atomic_load_n(&__kmp_pt_engines[id], __ATOMIC_ACQUIRE);
     if (en && en->forced_write && __kmp_pt_watched(id) &&
@@ -235,7 +235,7 @@ static int pt_forced_write(uintptr_t a, uintptr_t e) {
 }
 
 static void pt_file_write(kmp_uint64 ino) {
-  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
+  for (int id = 0; id < KMP_PT_MAX_ENGINES; id++) {
     const kmp_pt_engine *en =
         __atomic_load_n(&__kmp_pt_engines[id], __ATOMIC_ACQUIRE);
     if (en && en->file_write && __kmp_pt_watched(id))

@@ -56,7 +56,7 @@ static void pt_mm_take_back(const void *p, size_t len) {
   if (e < a || e > UINTPTR_MAX - pg)
     return; // wraps: the call fails anyway
   e = (e + pg - 1) & ~(pg - 1);
-  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
+  for (int id = 0; id < KMP_PT_MAX_ENGINES; id++) {
     const kmp_pt_engine *en =
         __atomic_load_n(&__kmp_pt_engines[id], __ATOMIC_ACQUIRE);
     if (en && en->mapping_change && __kmp_pt_watched(id))

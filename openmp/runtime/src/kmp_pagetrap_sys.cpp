@@ -337,7 +337,7 @@ void *__kmp_pt_next(void *volatile *cache, const char *name) {
 // System calls' buffers
 
 int __kmp_pt_buffer(uintptr_t a, uintptr_t e, int into) {
-  for (int id = 0; id < KMP_PT_NUM_ENGINES; id++) {
+  for (int id = 0; id < KMP_PT_MAX_ENGINES; id++) {
     const kmp_pt_engine *en =
         __atomic_load_n(&__kmp_pt_engines[id], __ATOMIC_ACQUIRE);
     if (en && en->buffer && __kmp_pt_watched(id) && en->buffer(a, e, into))

@@ -474,10 +474,14 @@ static const kmp_pt_engine ro_engine = {
     &ro_counters,
 };
 
+int __kmp_ro_engine_id = KMP_PT_NO_ENGINE;
+
 // While libomp initialises, before the engine's lock is ever taken: fork(2)
-// takes the locks of the registered engines.
+// takes the locks of the registered engines.  Before next-touch: the layer
+// asks readonly first about a system call's buffer, since it may refuse the
+// call (EFAULT) before next-touch touches the buffer.
 void __kmp_readonly_register() {
-  __kmp_pt_register(KMP_PT_READONLY, &ro_engine);
+  __kmp_ro_engine_id = __kmp_pt_register(&ro_engine);
 }
 
 #else

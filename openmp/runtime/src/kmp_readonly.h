@@ -264,9 +264,13 @@ static inline void __kmp_ro_each_near(uintptr_t a, uintptr_t e, F f) {
 // The pool that holds the items: its mappings (at most max in out; their
 // number, which may be more).  Under __kmp_ro_lock.
 int __kmp_ro_pool_ranges(kmp_pt_range *out, int max);
+// The engine's id with the page-trap layer (__kmp_readonly_register).
+extern int __kmp_ro_engine_id;
 // Items may be write-protected: the layer's wrappers call the engine (the
 // watch bit).
-static inline int __kmp_ro_live() { return __kmp_pt_watched(KMP_PT_READONLY); }
+static inline int __kmp_ro_live() {
+  return __kmp_pt_watched(__kmp_ro_engine_id);
+}
 extern volatile int __kmp_ro_node_hwm; // 1 + the highest node with a replica
 extern kmp_bootstrap_lock_t __kmp_ro_lock; // the table and the budget
 // The messages of a write in a region, prepared outside the handler from the

@@ -300,7 +300,7 @@ static void ro_drop(kmp_ro_item *it, const kmp_pt_vma *v, int nv) {
   KMP_DEBUG_ASSERT(!__kmp_ro_in_use(it) && __kmp_ro_reserved >= it->reserved);
   KA_TRACE(20, ("ro_drop: item [%p, %p)\n", (void *)it->base, (void *)it->end));
   if (ro_file_backed(it) && --ro_file_items == 0)
-    __kmp_pt_set_file_watched(KMP_PT_READONLY, 0);
+    __kmp_pt_set_file_watched(__kmp_ro_engine_id, 0);
   ro_restore(it, v, nv);
   ro_unsplit_block(it);
   ro_untrack(it);
@@ -403,7 +403,7 @@ static kmp_ro_item *ro_new(uintptr_t base, uintptr_t end, int prot, int kind,
   }
   __kmp_ro_table.settle();
   if (ro_file_backed(it) && ro_file_items++ == 0)
-    __kmp_pt_set_file_watched(KMP_PT_READONLY, 1);
+    __kmp_pt_set_file_watched(__kmp_ro_engine_id, 1);
   return it;
 }
 

@@ -432,11 +432,11 @@ kmp_readonly_region *__kmp_ro_begin(ident_t *loc, int n, void *const *ptrs,
   for (int i = 0; i < n; i++)
     if (!codes[i] && lens[i]) {
       uintptr_t pg = (uintptr_t)__kmp_pt_page, p = (uintptr_t)ptrs[i];
-      __kmp_pt_yield(KMP_PT_READONLY, p & ~(pg - 1),
+      __kmp_pt_yield(__kmp_ro_engine_id, p & ~(pg - 1),
                      (p + lens[i] + pg - 1) & ~(pg - 1));
     }
   __kmp_pt_install_handler();
-  __kmp_pt_set_watched(KMP_PT_READONLY, 1); // before anything is protected
+  __kmp_pt_set_watched(__kmp_ro_engine_id, 1); // before anything is protected
 
   // The maps, read before the lock (it is held for as short as possible);
   // again under it if items were dropped since (their pages changed).
