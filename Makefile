@@ -477,10 +477,10 @@ series: source
 # each prefix that ends with a patch to openmp/ builds and links libomp,
 # which exports the functions its dllexports names
 # (scripts/patch-prefixes-libomp.sh), about 4 min; and each prefix that ends
-# with a patch to clang/ or llvm/ builds and links clang
-# (scripts/patch-prefixes-clang.sh, incremental in build/prefixes/: about
-# three hours from nothing on 2 cores, then only what a changed patch
-# rebuilds).
+# with a patch to clang/ or llvm/ builds and links clang and passes the
+# clang tests it adds (scripts/patch-prefixes-clang.sh, from the same
+# self-contained series, incremental in build/prefixes/: hours from nothing
+# on 2 cores, then only what a changed patch rebuilds).
 check-patch-prefixes: toolchain
 	for d in $(CLANG_BUILD) $(OVERLAY_BUILD) $(OMP_BUILD); do \
 	  [ -f $$d/compile_commands.json ] || \

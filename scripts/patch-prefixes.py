@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""Check that every prefix of patches/series compiles.
+"""Check that every prefix of the self-contained series compiles.
 
 Usage: patch-prefixes.py [--jobs N] [--keep] [--from K] [--to K]
 
-For k = 1..N, the first k patches are applied to a throw-away worktree of the
-pristine release commit of build/src/llvm-project (with the repository's new
-files linked in, as setup-source.sh does: they exist at every prefix), and
-the files patch k touches are compiled with -fsyntax-only, with the flags of
-build/clang, build/llvm-overlay and build/openmp (their compile_commands.json)
-pointed at the worktree:
+The series is the one a reviewer takes (scripts/series.py build: patches/
+with the new files each patch first needs).  For k = 1..N, the first k
+patches are applied to a throw-away worktree of the pristine release commit
+of build/src/llvm-project, so that the prefix holds exactly the files it
+adds, and the files patch k touches are compiled with -fsyntax-only, with
+the flags of build/clang, build/llvm-overlay and build/openmp (their
+compile_commands.json) pointed at the worktree:
 
-  - every .c/.cpp file the patch changes;
+  - every .c/.cpp file the patch changes or adds (not its tests: the
+    prefix scripts run those);
   - every new file a CMakeLists.txt of the patch starts to build;
   - for every header (or .td/.def/.var) the patch changes, a few
     representative includers (INCLUDERS below).
@@ -121,26 +123,36 @@ def git(*args, cwd=SRC):
     return run(['git', '-C', cwd] + list(args)).stdout
 
 
+# The self-contained series, built by main() into a temporary directory.
+SERIES = None
+
+
 def series():
-    with open(os.path.join(TOP, 'patches', 'series')) as f:
+    with open(os.path.join(SERIES, 'series')) as f:
         return [l.strip() for l in f if l.strip() and not l.startswith('#')]
 
 
 def patch_files(patch):
-    """(changed files, new files added to a CMakeLists.txt) of a patch."""
-    changed, added = [], []
+    """(changed files, new files added to a CMakeLists.txt, new headers) of
+    a patch, its tests left out."""
+    changed, added, new = [], [], set()
     cmake = None
-    with open(os.path.join(TOP, 'patches', patch)) as f:
+    with open(os.path.join(SERIES, patch)) as f:
         for line in f:
             m = re.match(r'^diff --git a/(\S+) b/(\S+)', line)
             if m:
-                changed.append(m.group(2))
-                cmake = m.group(2) if m.group(2).endswith('CMakeLists.txt') else None
+                path = m.group(2)
+                if '/test/' not in path:
+                    changed.append(path)
+                cmake = path if path.endswith('CMakeLists.txt') else None
+                continue
+            if line.startswith('new file mode') and changed:
+                new.add(changed[-1])
                 continue
             m = re.match(r'^\+\s+([\w./-]+\.(?:c|cpp))\s*$', line)
             if cmake and m:
                 added.append(os.path.join(os.path.dirname(cmake), m.group(1)))
-    return changed, added
+    return changed, added, new
 
 
 def compile_db():
@@ -266,22 +278,6 @@ def regenerate_i18n(rules, wt, gen):
     return len(rules)
 
 
-def link_overlay(wt):
-    files = run(['git', '-C', TOP, 'ls-files', '-co', '--exclude-standard', '--']
-                + OVERLAY_DIRS).stdout.split()
-    for rel in files:
-        src = os.path.join(TOP, rel)
-        if not os.path.isfile(src):
-            continue
-        dst = os.path.join(wt, rel)
-        os.makedirs(os.path.dirname(dst), exist_ok=True)
-        if os.path.lexists(dst):
-            if not os.path.islink(dst):
-                sys.exit(f'patch-prefixes: overlay file {rel} would replace an upstream file')
-            os.unlink(dst)
-        os.symlink(src, dst)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--jobs', type=int, default=os.cpu_count())
@@ -290,6 +286,11 @@ def main():
     ap.add_argument('--to', dest='last', type=int, default=0)
     args = ap.parse_args()
 
+    global SERIES
+    tmp = tempfile.mkdtemp(prefix='nt-prefixes.')
+    SERIES = os.path.join(tmp, 'series')
+    run([sys.executable, os.path.join(TOP, 'scripts', 'series.py'), 'build',
+         SERIES])
     patches = series()
     last = args.last or len(patches)
     db = compile_db()
@@ -298,16 +299,14 @@ def main():
     touched_td = sorted({f for p in patches for f in patch_files(p)[0]
                          if f.endswith('.td')})
     base = git('rev-list', '--max-parents=0', 'HEAD').strip()
-    tmp = tempfile.mkdtemp(prefix='nt-prefixes.')
     wt, gen = os.path.join(tmp, 'llvm-project'), os.path.join(tmp, 'gen')
     git('worktree', 'add', '-q', '--detach', wt, base)
-    link_overlay(wt)
     failed = []
     start = time.time()
     try:
         for k, patch in enumerate(patches, 1):
             r = subprocess.run(['git', '-C', wt, 'apply', '--index',
-                                os.path.join(TOP, 'patches', patch)],
+                                os.path.join(SERIES, patch)],
                                text=True, capture_output=True)
             if r.returncode:
                 print(f'[{k:2}] {patch}: DOES NOT APPLY\n{r.stderr}')
@@ -321,13 +320,15 @@ def main():
             ntd = regenerate(rules, touched_td, wt, gen)
             configure_omp_h(wt, gen)
             ntd += regenerate_i18n(i18n, wt, gen)
-            changed, added = patch_files(patch)
+            changed, added, new = patch_files(patch)
             units = []
             for f in changed + added:
                 if f.endswith(('.c', '.cpp')):
                     units.append(f)
                 elif f in INCLUDERS:
                     units += INCLUDERS[f]
+                elif f in new and f.endswith('.h'):
+                    pass  # a new header: the patch's new sources include it
                 elif not NOT_COMPILED.search(f):
                     print(f'[{k:2}] note: no includer listed for {f}')
             units = list(dict.fromkeys(units))

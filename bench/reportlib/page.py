@@ -298,11 +298,11 @@ def page_readonly(F):
     rc = F["rc"]
     if rc:
         L += ["", "Per-region cost of ``readonly`` with cached, unchanged items "
-              "(``bench/region_cost.c``: each item %s pages, every thread takes its pointer to "
-              "every item and reads one value; blocks of regions with and without readonly "
-              "alternating; per block pair and region, *µs per region*: the time in readonly's "
-              "calls (begin and end, and the slowest thread's lookups less its reads of the "
-              "originals), *whole region*: the region's time with readonly less without; the "
+              "(``bench/region_cost.c``: each item %s pages, every thread takes its node's "
+              "pointers to all items in one call and reads one value through each; blocks of "
+              "regions with and without readonly alternating; per block pair and region, *µs "
+              "per region*: the time in readonly's calls (begin and end, and the slowest "
+              "thread's loop less its loop over the originals), *whole region*: the region's time with readonly less without; the "
               "median over the pairs and its min-max; *ideal iterations*: µs per region / the "
               "dense Jacobi's steady ideal iteration at n = %s in the same guest or on the "
               "host):" % (rc[0].get("item_pages"),
