@@ -35,16 +35,18 @@ parts() {
     for p in $progs; do
       {
         echo "export OMP_NUM_THREADS=$nodes $OMP_SPREAD"
+        # (A subshell: the variants are chosen here, not skipped with
+        # `continue`, which would not reach the loop over the programs.)
         if [ "$p" = blocks ]; then
           for v in nexttouch oracle reference none oracle nexttouch none reference; do
             echo "$DIR/bin/blocks --variant=$v; echo NT_EXIT prog=blocks variant=$v rc=\$?"
           done
-          continue
+        else
+          for v in nexttouch baseline; do
+            [ "$p" = batchwin ] && [ $v = baseline ] && continue
+            echo "$DIR/bin/$p $([ $v = baseline ] && echo --baseline); echo NT_EXIT prog=$p variant=$v rc=\$?"
+          done
         fi
-        for v in nexttouch baseline; do
-          [ "$p" = batchwin ] && [ $v = baseline ] && continue
-          echo "$DIR/bin/$p $([ $v = baseline ] && echo --baseline); echo NT_EXIT prog=$p variant=$v rc=\$?"
-        done
       } | part "apps-$p-${nodes}n" "$nodes"
     done
   done
