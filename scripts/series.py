@@ -265,10 +265,10 @@ def test_patch(rel, text, first):
     """The first patch after which test rel has all it uses (by its text)."""
     name = os.path.basename(rel)
     if rel.startswith('clang/test/'):
-        if 'feature_macro' in name:
+        if 'feature_macro' in name or '__OPENMP_NEXTTOUCH__' in text:
             return first['macro']
         ro = name.startswith('readonly') or 'readonly(' in text
-        if 'codegen' in name:
+        if 'codegen' in name or '-emit-llvm' in text:
             return first['ro_codegen'] if ro else first['nt_codegen']
         return first['ro_sema'] if ro else first['nt_sema']
     if name == 'lit.local.cfg' or not name.endswith(('.c', '.cpp', '.f90', '.F90')):
