@@ -11,10 +11,13 @@
 # 4. Symlink the project's new files (clang/, openmp/, llvm/ of this
 #    repository) into the tree at their llvm-project paths.
 #
-# Re-running is cheap: when the tree's commits already match patches/, only
-# the overlay links are refreshed; when they differ, the tree is reset to the
-# pristine commit and the series is re-applied (files the series does not
-# touch keep their timestamps, so the next build stays incremental).
+# Re-running is cheap: when the tree's commits already match patches/ (the
+# change and the message), only the overlay links are refreshed; when they
+# differ, the tree keeps the commits it shares with the start of the series
+# and the rest is re-applied (files the series does not touch keep their
+# timestamps, so the next build stays incremental).  Commits that neither
+# patches/ nor the last run of this script gave are a developer's work: the
+# script stops rather than drop them.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,16 +55,25 @@ series_patches() {
   grep -v '^\s*\(#\|$\)' "$top/patches/series" | sed "s|^|$top/patches/|"
 }
 
-# Patch-ids of the series and of the tree's commits, one per line, in order.
+# The identities of the series' patches and of the tree's commits, one per
+# line, in order: the patch-id (the change) and a hash of the message, as
+# one word, so that a patch whose message alone changed is applied again.
 series_ids() {
-  local p
-  for p in $(series_patches); do git patch-id --stable < "$p" | awk '{print $1}'; done
+  local p m
+  m=$(mktemp)
+  for p in $(series_patches); do
+    echo "$(git patch-id --stable <"$p" | awk '{print $1}')-$(
+      { git mailinfo -b "$m" /dev/null <"$p" | sed -n 's/^Subject: //p'; echo
+        cat "$m"; } | git stripspace | sha1sum | awk '{print $1}')"
+  done
+  rm -f "$m"
 }
 tree_ids() {
   local base c
   base=$(git -C "$tree" rev-list --max-parents=0 HEAD)
   for c in $(git -C "$tree" rev-list --reverse "$base..HEAD"); do
-    git -C "$tree" show "$c" | git patch-id --stable | awk '{print $1}'
+    echo "$(git -C "$tree" show "$c" | git patch-id --stable | awk '{print $1}')-$(
+      git -C "$tree" log -1 --format=%B "$c" | git stripspace | sha1sum | awk '{print $1}')"
   done
 }
 
@@ -100,10 +112,16 @@ link_overlay() {
 
 fetch
 
+# The identities of the commits this script applied (or found equal to
+# patches/) last: a commit among them that patches/ no longer has is stale,
+# not a developer's work.
+applied=$tree/.git/nexttouch-applied
+
 if [ -d "$tree/.git" ]; then
   want=$(series_ids)
   have=$(tree_ids)
   if [ "$want" = "$have" ]; then
+    echo "$have" >"$applied"
     link_overlay
     exit 0
   fi
@@ -114,8 +132,10 @@ if [ -d "$tree/.git" ]; then
     link_overlay
     exit 0
   fi
+  # A commit that is in neither patches/ nor what this script last applied
+  # is a developer's work, not to be dropped.
   for id in $have; do
-    if ! grep -qx "$id" <<<"$want"; then
+    if ! grep -qx "$id" <<<"$want" && ! grep -qx "$id" "$applied" 2>/dev/null; then
       echo "setup-source: ERROR: $tree has commits that are not in patches/, and" >&2
       echo "  patches/ has changes that are not in the tree. Write the tree's work" >&2
       echo "  out (make patches) or drop it, then run this again." >&2
@@ -153,5 +173,6 @@ else
   mv "$tree.tmp" "$tree"
 fi
 apply_series "$keep"
+tree_ids >"$applied"
 link_overlay
 echo "setup-source: $(series_patches | wc -l) patches applied" >&2
