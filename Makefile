@@ -54,6 +54,9 @@ CMAKE_COMMON := -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER=$(HOST_CC) -DCMAKE_CXX_COMPILER=$(HOST_CXX) \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
   -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+# Extra configure flags of clang and LLVM's OpenMP frontend (a new build
+# directory only); scripts/patch-prefixes-clang.sh builds at -O0 with them.
+CLANG_CMAKE_FLAGS ?=
 
 CLANG_BUILD := $(B)/clang
 OMP_BUILD := $(B)/openmp
@@ -77,7 +80,7 @@ source: deps
 # LLVM's OpenMP frontend, rebuilt from the patched OMP.td/OMPKinds.def.
 llvm-overlay: source
 	@if [ ! -f $(OVERLAY_BUILD)/build.ninja ]; then \
-	  cmake $(CMAKE_COMMON) -S tools/llvm-overlay -B $(OVERLAY_BUILD) \
+	  cmake $(CMAKE_COMMON) $(CLANG_CMAKE_FLAGS) -S tools/llvm-overlay -B $(OVERLAY_BUILD) \
 	    -DLLVM_SRC=$(SRC)/llvm -DLLVM_RELEASE=$(LLVM_VERSION) \
 	    -DDEBIAN_LLVM_DIR=$(LLVM_PREFIX)/lib/cmake/llvm \
 	    >$(OVERLAY_BUILD).configure.log 2>&1 || \
@@ -86,7 +89,7 @@ llvm-overlay: source
 
 clang: llvm-overlay
 	@if [ ! -f $(CLANG_BUILD)/build.ninja ]; then \
-	  cmake $(CMAKE_COMMON) -S $(SRC)/clang -B $(CLANG_BUILD) \
+	  cmake $(CMAKE_COMMON) $(CLANG_CMAKE_FLAGS) -S $(SRC)/clang -B $(CLANG_BUILD) \
 	    -DLLVM_DIR=$(OVERLAY_BUILD)/lib/cmake/llvm \
 	    -DLLVM_USE_LINKER=lld \
 	    -DCLANG_ENABLE_STATIC_ANALYZER=OFF -DCLANG_ENABLE_OBJC_REWRITER=OFF \
@@ -479,8 +482,9 @@ series: source
 # (scripts/patch-prefixes-libomp.sh), about 4 min; and each prefix that ends
 # with a patch to clang/ or llvm/ builds and links clang and passes the
 # clang tests it adds (scripts/patch-prefixes-clang.sh, from the same
-# self-contained series, incremental in build/prefixes/: hours from nothing
-# on 2 cores, then only what a changed patch rebuilds).
+# self-contained series, incremental in build/prefixes/, clang at -O0:
+# about two hours from nothing on 2 cores, then only what a changed patch
+# rebuilds).
 check-patch-prefixes: toolchain
 	for d in $(CLANG_BUILD) $(OVERLAY_BUILD) $(OMP_BUILD); do \
 	  [ -f $$d/compile_commands.json ] || \
