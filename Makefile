@@ -483,7 +483,7 @@ series: source
 # with a patch to clang/ or llvm/ builds and links clang and passes the
 # clang tests it adds (scripts/patch-prefixes-clang.sh, from the same
 # self-contained series, incremental in build/prefixes/, clang at -O0:
-# about two hours from nothing on 2 cores, then only what a changed patch
+# two and a half hours from nothing on 2 cores, then only what a changed patch
 # rebuilds).
 check-patch-prefixes: toolchain
 	for d in $(CLANG_BUILD) $(OVERLAY_BUILD) $(OMP_BUILD); do \
